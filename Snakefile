@@ -1,0 +1,24 @@
+# Can attention weights explain a neural model's predictions?
+# Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020) as one DAG.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/train.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        get_all_targets(),
+
+
+rule models:
+    input:
+        get_model_targets(),

@@ -1,0 +1,85 @@
+"""Config validation with messages that name the key, the bad value and what is allowed.
+
+Runs before any job (from the Snakefile), so a typo never costs a training run.
+"""
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from .datasets import DATASETS
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message lists every problem and how to fix it."""
+
+
+def _with_defaults(validator_class):
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if "default" in sub and name not in instance:
+                    instance[name] = sub["default"]
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+def _key(path: Iterable) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = _key(error.absolute_path)
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed))
+        where = f" under '{key}'" if error.absolute_path else ""
+        hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+        return f"unknown config key(s) {', '.join(map(repr, extra))}{where}{hint}"
+    if error.validator == "enum":
+        return f"config key '{key}': {error.instance!r} is not allowed; choose one of {', '.join(map(str, error.validator_value))}"
+    if error.validator == "minItems":
+        return f"config key '{key}' is empty; list at least {error.validator_value} value(s)"
+    if error.validator == "required":
+        return f"{error.message} (at '{key}')"
+    if error.validator == "type":
+        return f"config key '{key}': {error.instance!r} should be of type {error.validator_value}"
+    return f"config key '{key}': {error.message}"
+
+
+def load_schema(path: str | Path) -> dict:
+    schema = yaml.safe_load(Path(path).read_text())
+    schema["properties"]["datasets"]["items"]["enum"] = sorted(DATASETS)
+    return schema
+
+
+def validate_config(config: dict, schema_path: str | Path) -> dict:
+    """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem."""
+    schema = load_schema(schema_path)
+    validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+    problems = sorted({_describe(e) for e in validator.iter_errors(config)})
+    if not problems:
+        problems = _semantic_problems(config)
+    if problems:
+        raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
+    return config
+
+
+def _semantic_problems(config: dict) -> list[str]:
+    problems = []
+    for family in ("sentiment", "nli"):
+        sub = config.get("synthetic", {}).get(family, {})
+        if sub.get("min_len", 0) > sub.get("max_len", 10**9):
+            problems.append(f"config key 'synthetic.{family}': min_len {sub['min_len']} exceeds max_len {sub['max_len']}")
+    unknown = sorted(set(config.get("hyperparameters", {})) - set(DATASETS))
+    if unknown:
+        problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
+    return problems

@@ -1,0 +1,68 @@
+# Raw data (generated offline default) and the one preprocessed format every later stage reads.
+
+
+rule synthesize_sentiment:
+    output:
+        "results/raw/synthetic/sentiment/data.csv",
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["sentiment"],
+    log:
+        "logs/raw/synthetic/sentiment.log",
+    conda:
+        "../envs/attnexp.yaml"
+    script:
+        "../scripts/synthesize.py"
+
+
+rule synthesize_nli:
+    output:
+        expand("results/raw/synthetic/nli/snli_1.0_{split}.tsv", split=["train", "dev", "test"]),
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["nli"],
+    log:
+        "logs/raw/synthetic/nli.log",
+    conda:
+        "../envs/attnexp.yaml"
+    script:
+        "../scripts/synthesize.py"
+
+
+rule synthesize_babi:
+    output:
+        expand(
+            "results/raw/synthetic/babi/en/{stem}_{split}.txt",
+            stem=[
+                "qa1_single-supporting-fact",
+                "qa2_two-supporting-facts",
+                "qa3_three-supporting-facts",
+            ],
+            split=["train", "test"],
+        ),
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["babi"],
+    log:
+        "logs/raw/synthetic/babi.log",
+    conda:
+        "../envs/attnexp.yaml"
+    script:
+        "../scripts/synthesize.py"
+
+
+rule preprocess:
+    input:
+        get_raw_files,
+    output:
+        instances="results/preprocessed/{dataset}/instances.parquet",
+        meta="results/preprocessed/{dataset}/meta.json",
+    params:
+        raw_dir=get_raw_dir,
+        options=config["preprocessing"],
+    log:
+        "logs/preprocess/{dataset}.log",
+    conda:
+        "../envs/attnexp.yaml"
+    script:
+        "../scripts/preprocess.py"

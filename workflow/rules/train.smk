@@ -1,0 +1,27 @@
+# One model per dataset x encoder x attention x seed (J&W §4-5).
+
+
+rule train:
+    input:
+        instances="results/preprocessed/{dataset}/instances.parquet",
+        meta="results/preprocessed/{dataset}/meta.json",
+    output:
+        model="results/models/{dataset}/{encoder}-{attention}/seed{seed}/model.pt",
+        metrics="results/models/{dataset}/{encoder}-{attention}/seed{seed}/metrics.json",
+        history="results/models/{dataset}/{encoder}-{attention}/seed{seed}/train_log.csv",
+        config="results/models/{dataset}/{encoder}-{attention}/seed{seed}/config.yaml",
+    params:
+        hyperparameters=get_hyperparameters,
+        select_on=config["model_selection"]["split"],
+        model_options=config["model"],
+        deterministic=config["seeding"]["deterministic"],
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    log:
+        "logs/train/{dataset}/{encoder}-{attention}/seed{seed}.log",
+    conda:
+        "../envs/attnexp.yaml"
+    script:
+        "../scripts/train.py"
