@@ -27,6 +27,7 @@ class TrainSettings:
     learning_rate: float = 1e-3
     weight_decay: float = 1e-5
     deterministic: bool = True
+    first_epoch_eligible: bool = False  # W&P select from the first epoch on; J&W never keep epoch 0
 
 
 @dataclass
@@ -74,7 +75,7 @@ def _optimizers(model: AttentionClassifier, settings: TrainSettings) -> list[tor
 
 def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSettings,
           progress: Callable[[str], None] = print) -> TrainResult:
-    """Train on the train split, keep the epoch with the best selection metric (never epoch 0)."""
+    """Train on the train split, keep the epoch with the best selection metric (J&W: never epoch 0)."""
     seed_everything(settings.seed, settings.deterministic)
     rng = np.random.default_rng(settings.seed)
     task = model.config.task
@@ -106,7 +107,7 @@ def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSe
             total_loss += float(loss)
         metrics = classification_metrics(task, select_rows["label"].to_numpy(), predict_distribution(model, select_rows))
         score = selection_metric(task, metrics)
-        kept = epoch > 0 and score > best_score
+        kept = (epoch > 0 or settings.first_epoch_eligible) and score > best_score
         if kept:
             best_score, best_state, best_epoch = score, copy.deepcopy(model.state_dict()), epoch
         seconds = time.perf_counter() - start
