@@ -82,4 +82,20 @@ def _semantic_problems(config: dict) -> list[str]:
     unknown = sorted(set(config.get("hyperparameters", {})) - set(DATASETS))
     if unknown:
         problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
+    problems += _wp_problems(config.get("wp", {}))
+    return problems
+
+
+def _wp_problems(wp: dict) -> list[str]:
+    """W&P runs binary datasets only; per-dataset lambda keys must name known datasets."""
+    problems = []
+    for name in wp.get("datasets", []):
+        if name not in DATASETS:
+            problems.append(f"config key 'wp.datasets': unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
+        elif DATASETS[name].task != "bc":
+            problems.append(f"config key 'wp.datasets': {name!r} is a {DATASETS[name].task} dataset; W&P tests are binary only")
+    for key in ("lambdas", "diag_adv_lambda"):
+        unknown = sorted(set(wp.get(key, {})) - set(DATASETS) - {"default"})
+        if unknown:
+            problems.append(f"config key 'wp.{key}': unknown dataset(s) {unknown}; use 'default' or a dataset name")
     return problems

@@ -41,8 +41,9 @@ def binary_tvd(p_a: torch.Tensor, p_b: torch.Tensor, tvd_binary: str = "full") -
     return (p_a - p_b).abs() * (0.5 if tvd_binary == "half" else 1.0)
 
 
-def adversary_terms(model: AttentionClassifier, batch: Batch, base: DonorTable, tvd_binary: str = "full"
-                    ) -> tuple[torch.Tensor, torch.Tensor]:
+def adversary_terms(
+    model: AttentionClassifier, batch: Batch, base: DonorTable, tvd_binary: str = "full"
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-instance TVD to the base predictions and KL(alpha_a || alpha_b), each [B], differentiable."""
     output = model(batch)
     p_a = model.distribution(output.logits)[:, 1]
@@ -54,8 +55,9 @@ def adversary_loss(tvd: torch.Tensor, kl: torch.Tensor, lam: float) -> torch.Ten
 
 
 @torch.no_grad()
-def mean_objective(model: AttentionClassifier, rows: pd.DataFrame, base: DonorTable, objective: AdversaryObjective,
-                   batch_size: int = 128) -> dict:
+def mean_objective(
+    model: AttentionClassifier, rows: pd.DataFrame, base: DonorTable, objective: AdversaryObjective, batch_size: int = 128
+) -> dict:
     """The training objective averaged over instances (selection uses no dev or test data)."""
     model.eval()
     tvds, kls = [], []
@@ -67,9 +69,14 @@ def mean_objective(model: AttentionClassifier, rows: pd.DataFrame, base: DonorTa
     return {"objective": float((tvd - objective.lam * kl).mean()), "tvd": float(tvd.mean()), "kl": float(kl.mean())}
 
 
-def train_consistent_adversary(model: AttentionClassifier, instances: pd.DataFrame, base: DonorTable,
-                               settings: TrainSettings, objective: AdversaryObjective,
-                               progress: Callable[[str], None] = print) -> TrainResult:
+def train_consistent_adversary(
+    model: AttentionClassifier,
+    instances: pd.DataFrame,
+    base: DonorTable,
+    settings: TrainSettings,
+    objective: AdversaryObjective,
+    progress: Callable[[str], None] = print,
+) -> TrainResult:
     """Train all parameters on the adversarial loss; checkpoint on the mean training objective, stop early."""
     if not model.is_binary:
         raise ValueError("the model-consistent adversary is defined for binary classification only (W&P §1)")
@@ -104,8 +111,10 @@ def train_consistent_adversary(model: AttentionClassifier, instances: pd.DataFra
             stale += 1
         seconds = time.perf_counter() - start
         history.append({"epoch": epoch, **summary, "kept": kept, "seconds": seconds})
-        progress(f"epoch {epoch + 1}/{objective.max_epochs}: objective {summary['objective']:.4f} (TVD {summary['tvd']:.4f}, "
-                 f"KL {summary['kl']:.4f}){' (kept)' if kept else ''}, {seconds:.1f}s")
+        progress(
+            f"epoch {epoch + 1}/{objective.max_epochs}: objective {summary['objective']:.4f} (TVD {summary['tvd']:.4f}, "
+            f"KL {summary['kl']:.4f}){' (kept)' if kept else ''}, {seconds:.1f}s"
+        )
         if stale >= objective.patience:
             progress(f"stopping: {objective.patience} epochs without improvement")
             break
@@ -116,8 +125,9 @@ def train_consistent_adversary(model: AttentionClassifier, instances: pd.DataFra
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
 
 
-def divergence_to_base(base_p: np.ndarray, base_attention: np.ndarray, p: np.ndarray, attention: np.ndarray,
-                       tvd_binary: str = "full") -> tuple[np.ndarray, np.ndarray]:
+def divergence_to_base(
+    base_p: np.ndarray, base_attention: np.ndarray, p: np.ndarray, attention: np.ndarray, tvd_binary: str = "full"
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-instance (TVD of outputs, JSD of attentions) to the base; attentions padded [N, L] with shared zeros."""
     tvd = binary_tvd(torch.as_tensor(p), torch.as_tensor(base_p), tvd_binary)
     return tvd.numpy(), jsd(torch.as_tensor(base_attention), torch.as_tensor(attention)).numpy()

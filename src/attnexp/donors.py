@@ -52,15 +52,19 @@ class DonorTable:
 
     @classmethod
     def from_frames(cls, attention: pd.DataFrame, predictions: pd.DataFrame | None = None, name: str = "donor") -> "DonorTable":
-        weights = {i: np.asarray(a, dtype=np.float32) for i, a in zip(attention["instance_id"], attention["attention"], strict=True)}
+        weights = {
+            i: np.asarray(a, dtype=np.float32) for i, a in zip(attention["instance_id"], attention["attention"], strict=True)
+        }
         p = None if predictions is None else dict(zip(predictions["instance_id"], predictions["p"].astype(float), strict=True))
         return cls(weights, p, name)
 
     def _missing(self, ids: list[str], table: dict) -> None:
         missing = [i for i in ids if i not in table]
         if missing:
-            raise KeyError(f"{self.name} has no stored output for {len(missing)} instance(s), e.g. {missing[:3]}; "
-                           "re-run the donor on the same preprocessed data (guides are matched by instance_id)")
+            raise KeyError(
+                f"{self.name} has no stored output for {len(missing)} instance(s), e.g. {missing[:3]}; "
+                "re-run the donor on the same preprocessed data (guides are matched by instance_id)"
+            )
 
     def attention_for(self, batch: Batch) -> torch.Tensor:
         """Donor attention as [B, L]: its weights on the real tokens, exactly 0 elsewhere."""
@@ -69,8 +73,10 @@ class DonorTable:
         expected = (batch.lengths - 2).tolist()
         wrong = [(i, len(r), n) for i, r, n in zip(batch.instance_ids, rows, expected, strict=True) if len(r) != n]
         if wrong:
-            raise ValueError(f"{self.name}: guide length differs from the instance's real tokens for {len(wrong)} "
-                             f"instance(s), e.g. (id, guide, tokens) = {wrong[:3]}; donor and recipient must share preprocessing")
+            raise ValueError(
+                f"{self.name}: guide length differs from the instance's real tokens for {len(wrong)} "
+                f"instance(s), e.g. (id, guide, tokens) = {wrong[:3]}; donor and recipient must share preprocessing"
+            )
         out = torch.zeros(batch.tokens.shape, dtype=torch.float32)
         if rows:
             out[batch.real_mask] = torch.from_numpy(np.concatenate(rows).astype(np.float32))
@@ -94,8 +100,13 @@ def strip_zeros_alignment(attention: pd.DataFrame, recipient_ids: list[str]) -> 
     return {i: row[row != 0] for i, row in zip(recipient_ids, padded, strict=True)}
 
 
-def load_donor(attention: pd.DataFrame, predictions: pd.DataFrame | None = None, alignment: str = "instance_id",
-               recipient_ids: list[str] | None = None, name: str = "donor") -> DonorTable:
+def load_donor(
+    attention: pd.DataFrame,
+    predictions: pd.DataFrame | None = None,
+    alignment: str = "instance_id",
+    recipient_ids: list[str] | None = None,
+    name: str = "donor",
+) -> DonorTable:
     """A DonorTable keyed by instance id (DEFAULT) or by the order-based strip_zeros quirk."""
     if alignment == "instance_id":
         return DonorTable.from_frames(attention, predictions, name)

@@ -28,8 +28,9 @@ def probabilities(predictions: pd.DataFrame, ids: list[str]) -> np.ndarray:
     return predictions.set_index("instance_id").loc[ids, "p"].to_numpy(dtype=float)
 
 
-def seed_variance(base_p: np.ndarray, base_attention: np.ndarray, other_p: np.ndarray, other_attention: np.ndarray,
-                  variant: str = "script") -> pd.DataFrame:
+def seed_variance(
+    base_p: np.ndarray, base_attention: np.ndarray, other_p: np.ndarray, other_attention: np.ndarray, variant: str = "script"
+) -> pd.DataFrame:
     """Per instance: attn_diff (median over runs of JSD to the base), y_diff (mean |p_s - p_base|),
     max_attn (base) and class (round p_base). Shapes: base [N], [N, L]; others [S, N], [S, N, L].
 
@@ -43,5 +44,11 @@ def seed_variance(base_p: np.ndarray, base_attention: np.ndarray, other_p: np.nd
         attn_diff, max_attn = np.median(divergence, axis=0), base_attention.max(axis=1, initial=0.0)
     else:
         attn_diff, max_attn = np.median(divergence - output_change, axis=0), other_attention.max(axis=2, initial=0.0).mean(axis=0)
-    return pd.DataFrame({"attn_diff": attn_diff, "y_diff": output_change.mean(axis=0), "max_attn": max_attn,
-                         "class": np.round(base_p).astype(int)})
+    return pd.DataFrame(
+        {
+            "attn_diff": attn_diff,
+            "y_diff": output_change.mean(axis=0),
+            "max_attn": max_attn,
+            "class": np.round(base_p).astype(int),
+        }
+    )

@@ -30,30 +30,51 @@ OUTPUT_SPLITS = ("train", "dev", "test")  # dev too: DEFAULT selection of guided
 
 
 def _settings(hyperparameters: dict, seed: int, wp: dict, deterministic: bool) -> TrainSettings:
-    return TrainSettings(epochs=hyperparameters["epochs"], batch_size=hyperparameters["batch_size"], seed=seed,
-                         select_on=wp["select_on"], deterministic=deterministic, first_epoch_eligible=True)
+    return TrainSettings(
+        epochs=hyperparameters["epochs"],
+        batch_size=hyperparameters["batch_size"],
+        seed=seed,
+        select_on=wp["select_on"],
+        deterministic=deterministic,
+        first_epoch_eligible=True,
+    )
 
 
 def _model(meta: dict, encoder: str, attention: str, hyperparameters: dict, model_options: dict):
-    return build_model(meta, encoder, attention, hyperparameters["embedding_dim"], hyperparameters["hidden_size"],
-                       model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False))
+    return build_model(
+        meta,
+        encoder,
+        attention,
+        hyperparameters["embedding_dim"],
+        hyperparameters["hidden_size"],
+        model_options.get("cnn_filters_per_kernel", 64),
+        model_options.get("average_mean_includes_padding", False),
+    )
 
 
 def _read_donor(files: dict, instances: pd.DataFrame, alignment: str, name: str, with_p: bool = False):
     """One DonorTable over every split the donor stored (train, dev, test)."""
     attention = pd.concat([pd.read_parquet(files[f"{s}_attention"]) for s in OUTPUT_SPLITS], ignore_index=True)
-    predictions = pd.concat([pd.read_parquet(files[f"{s}_predictions"]) for s in OUTPUT_SPLITS], ignore_index=True) if with_p else None
+    predictions = (
+        pd.concat([pd.read_parquet(files[f"{s}_predictions"]) for s in OUTPUT_SPLITS], ignore_index=True) if with_p else None
+    )
     recipient = [i for s in OUTPUT_SPLITS for i in split_frame(instances, s)["instance_id"]]
     return load_donor(attention, predictions, alignment, recipient, name)
 
 
-def _write_run(model, result, instances: pd.DataFrame, run_config: dict, outputs: dict, extra_metrics: dict | None = None) -> dict:
+def _write_run(
+    model, result, instances: pd.DataFrame, run_config: dict, outputs: dict, extra_metrics: dict | None = None
+) -> dict:
     for split in OUTPUT_SPLITS:
         predictions, attention = donor_outputs(model, split_frame(instances, split))
         write_parquet(outputs[f"{split}_predictions"], predictions)
         write_parquet(outputs[f"{split}_attention"], attention)
-    metrics = {**result.test_metrics, **(extra_metrics or {}), "best_epoch": result.best_epoch,
-               **{k: run_config[k] for k in ("dataset", "variant", "seed", "lambda") if k in run_config}}
+    metrics = {
+        **result.test_metrics,
+        **(extra_metrics or {}),
+        "best_epoch": result.best_epoch,
+        **{k: run_config[k] for k in ("dataset", "variant", "seed", "lambda") if k in run_config},
+    }
     save_model(model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], result.history)
     write_yaml(outputs["config"], run_config)
@@ -62,26 +83,49 @@ def _write_run(model, result, instances: pd.DataFrame, run_config: dict, outputs
     return metrics
 
 
-def _run_config(dataset: str, variant: str, seed: int, hyperparameters: dict, wp: dict, model_options: dict,
-                deterministic: bool, meta: dict) -> dict:
+def _run_config(
+    dataset: str, variant: str, seed: int, hyperparameters: dict, wp: dict, model_options: dict, deterministic: bool, meta: dict
+) -> dict:
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
-    return {"dataset": dataset, "variant": variant, "encoder": encoder, "attention": attention, "seed": seed,
-            "hyperparameters": hyperparameters, "model_selection": {"split": wp["select_on"], "first_epoch_eligible": True},
-            "model": model_options, "seeding": {"deterministic": deterministic}, "preprocessing": meta["options"],
-            "embeddings": "random", "comparable": meta["comparable"],
-            "wp": {k: v for k, v in wp.items() if k not in ("datasets", "seeds", "lambdas", "diag_adv_lambda")}}
+    return {
+        "dataset": dataset,
+        "variant": variant,
+        "encoder": encoder,
+        "attention": attention,
+        "seed": seed,
+        "hyperparameters": hyperparameters,
+        "model_selection": {"split": wp["select_on"], "first_epoch_eligible": True},
+        "model": model_options,
+        "seeding": {"deterministic": deterministic},
+        "preprocessing": meta["options"],
+        "embeddings": "random",
+        "comparable": meta["comparable"],
+        "wp": {k: v for k, v in wp.items() if k not in ("datasets", "seeds", "lambdas", "diag_adv_lambda")},
+    }
 
 
-def run_wp_model(instances_dir, dataset: str, variant: str, seed: int, hyperparameters: dict, wp: dict, model_options: dict,
-                 deterministic: bool, outputs: dict, guide_files: dict | None = None, threads: int = 1) -> dict:
+def run_wp_model(
+    instances_dir,
+    dataset: str,
+    variant: str,
+    seed: int,
+    hyperparameters: dict,
+    wp: dict,
+    model_options: dict,
+    deterministic: bool,
+    outputs: dict,
+    guide_files: dict | None = None,
+    threads: int = 1,
+) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs."""
     torch.set_num_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     instances, meta = load_preprocessed(instances_dir)
     if meta["task"] != "bc":
-        raise ValueError(f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: "
-                         "remove it from wp.datasets")
+        raise ValueError(
+            f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
+        )
     encoder, attention = VARIANTS[variant]
     run_config = _run_config(dataset, variant, seed, hyperparameters, wp, model_options, deterministic, meta)
     model = _model(meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options)
@@ -107,28 +151,52 @@ def divergences_from_base(base_files: dict, run_files: dict, tvd_binary: str) ->
     ids = list(base_predictions["instance_id"])
     run_predictions, run_attention = pd.read_parquet(run_files["test_predictions"]), pd.read_parquet(run_files["test_attention"])
     base_attention = attention_matrix(pd.read_parquet(base_files["test_attention"]), ids)
-    return divergence_to_base(probabilities(base_predictions, ids), base_attention, probabilities(run_predictions, ids),
-                              attention_matrix(run_attention, ids), tvd_binary)
+    return divergence_to_base(
+        probabilities(base_predictions, ids),
+        base_attention,
+        probabilities(run_predictions, ids),
+        attention_matrix(run_attention, ids),
+        tvd_binary,
+    )
 
 
-def run_wp_adversary(instances_dir, dataset: str, seed: int, lam: float, hyperparameters: dict, wp: dict, model_options: dict,
-                     deterministic: bool, base_files: dict, outputs: dict, threads: int = 1) -> dict:
+def run_wp_adversary(
+    instances_dir,
+    dataset: str,
+    seed: int,
+    lam: float,
+    hyperparameters: dict,
+    wp: dict,
+    model_options: dict,
+    deterministic: bool,
+    base_files: dict,
+    outputs: dict,
+    threads: int = 1,
+) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4)."""
     torch.set_num_threads(threads)
     instances, meta = load_preprocessed(instances_dir)
     base = _read_donor(base_files, instances, wp["preloaded_alignment"], "base run", with_p=True)
-    objective = AdversaryObjective(lam=lam, tvd_binary=wp["tvd_binary"], class_weight_scaling=wp["adv_loss_class_weight_scaling"],
-                                   max_epochs=wp["adversary"]["max_epochs"], patience=wp["adversary"]["patience"])
+    objective = AdversaryObjective(
+        lam=lam,
+        tvd_binary=wp["tvd_binary"],
+        class_weight_scaling=wp["adv_loss_class_weight_scaling"],
+        max_epochs=wp["adversary"]["max_epochs"],
+        patience=wp["adversary"]["patience"],
+    )
     run_config = _run_config(dataset, "adversarial", seed, hyperparameters, wp, model_options, deterministic, meta)
     run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
     model = _model(meta, *VARIANTS["base"], hyperparameters, model_options)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(model, instances, base, _settings(hyperparameters, seed, wp, deterministic), objective)
-    outputs_dir = {k: v for k, v in outputs.items()}
     _write_run(model, result, instances, run_config, outputs_dir)
     tvd, divergence = divergences_from_base(base_files, outputs, wp["tvd_binary"])
-    metrics = {**read_json(outputs["metrics"]), "mean_tvd": aggregate(tvd, wp["report_aggregation"]),
-               "mean_jsd": aggregate(divergence, wp["report_aggregation"]), "aggregation": wp["report_aggregation"]}
+    metrics = {
+        **read_json(outputs["metrics"]),
+        "mean_tvd": aggregate(tvd, wp["report_aggregation"]),
+        "mean_jsd": aggregate(divergence, wp["report_aggregation"]),
+        "aggregation": wp["report_aggregation"],
+    }
     write_json(outputs["metrics"], metrics)
     return metrics
 
@@ -177,16 +245,37 @@ def adversarial_table(adversary_metrics: list, base_metrics: list, output) -> pd
     frame = _metrics_frame(adversary_metrics).rename(columns={"f1_positive": "f1", "roc_auc": "auc"})
     base = _metrics_frame(base_metrics).set_index("dataset")["f1_positive"]
     frame["base_f1"] = frame["dataset"].map(base)
-    columns = ["dataset", "lambda", "f1", "base_f1", "accuracy", "auc", "mean_tvd", "mean_jsd", "aggregation", "n",
-               "best_epoch", "epochs_run"]
+    columns = [
+        "dataset",
+        "lambda",
+        "f1",
+        "base_f1",
+        "accuracy",
+        "auc",
+        "mean_tvd",
+        "mean_jsd",
+        "aggregation",
+        "n",
+        "best_epoch",
+        "epochs_run",
+    ]
     table = frame[columns].sort_values(["dataset", "lambda"]).reset_index(drop=True)
     write_csv(output, table)
     return table
 
 
-def jsd_tvd_points(dataset: str, base_files: dict, seed_files: list[dict], uniform_files: dict, adversary_files: list[dict],
-                   lambdas: list[float], output, tvd_binary: str = "full", aggregation: str = "mean",
-                   jw_adversary=None) -> pd.DataFrame:
+def jsd_tvd_points(
+    dataset: str,
+    base_files: dict,
+    seed_files: list[dict],
+    uniform_files: dict,
+    adversary_files: list[dict],
+    lambdas: list[float],
+    output,
+    tvd_binary: str = "full",
+    aggregation: str = "mean",
+    jw_adversary=None,
+) -> pd.DataFrame:
     """Mean test JSD and TVD to the base for every seed, the uniform model and each adversary (W&P Fig. 3)."""
     rows = []
     labelled = [("seed", str(read_json(f["metrics"])["seed"]), f) for f in seed_files]
@@ -194,12 +283,28 @@ def jsd_tvd_points(dataset: str, base_files: dict, seed_files: list[dict], unifo
     labelled += [("adversary", f"{lam:g}", f) for lam, f in zip(lambdas, adversary_files, strict=True)]
     for kind, label, files in labelled:
         tvd, divergence = divergences_from_base(base_files, files, tvd_binary)
-        rows.append({"dataset": dataset, "model": kind, "label": label, "jsd": aggregate(divergence, aggregation),
-                     "tvd": aggregate(tvd, aggregation), "n": len(tvd)})
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": kind,
+                "label": label,
+                "jsd": aggregate(divergence, aggregation),
+                "tvd": aggregate(tvd, aggregation),
+                "n": len(tvd),
+            }
+        )
     if jw_adversary:
         frame = pd.read_parquet(jw_adversary)
-        rows.append({"dataset": dataset, "model": "jw_adversary", "label": "per-instance", "jsd": aggregate(frame["emax_jsd"], aggregation),
-                     "tvd": aggregate(frame["emax_tvd"], aggregation), "n": len(frame)})
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": "jw_adversary",
+                "label": "per-instance",
+                "jsd": aggregate(frame["emax_jsd"], aggregation),
+                "tvd": aggregate(frame["emax_tvd"], aggregation),
+                "n": len(frame),
+            }
+        )
     table = pd.DataFrame(rows)
     write_csv(output, table)
     return table

@@ -31,8 +31,20 @@ def seed_violin(variance: pd.DataFrame, paths: list, compared: str = "seeds", ti
         predicted=variance["class"].astype(int),
     )
     figure, axis = plt.subplots(figsize=(5, 5))
-    sns.violinplot(data=frame, x="attn_diff", y="bin", hue="predicted", palette=PALETTE, dodge=True, inner="quart",
-                   cut=0.02, orient="h", order=BIN_LABELS[::-1], density_norm="width", ax=axis)
+    sns.violinplot(
+        data=frame,
+        x="attn_diff",
+        y="bin",
+        hue="predicted",
+        palette=PALETTE,
+        dodge=True,
+        inner="quart",
+        cut=0.02,
+        orient="h",
+        order=BIN_LABELS[::-1],
+        density_norm="width",
+        ax=axis,
+    )
     axis.set(xlim=(-0.05, 0.7), xlabel=f"JSD ({compared} vs base)", ylabel="Max Attention", title=title)
     axis.set_box_aspect(1)
     _save(figure, paths)
@@ -42,8 +54,18 @@ def seed_scatter(variance: pd.DataFrame, paths: list, compared: str = "seeds", t
     """x = JSD to the base, y = output difference, hue and marker = predicted class."""
     frame = variance.assign(predicted=variance["class"].astype(int))
     figure, axis = plt.subplots(figsize=(5, 5))
-    sns.scatterplot(data=frame, x="attn_diff", y="y_diff", hue="predicted", style="predicted", palette=PALETTE, s=10,
-                    alpha=0.7, linewidth=0, ax=axis)
+    sns.scatterplot(
+        data=frame,
+        x="attn_diff",
+        y="y_diff",
+        hue="predicted",
+        style="predicted",
+        palette=PALETTE,
+        s=10,
+        alpha=0.7,
+        linewidth=0,
+        ax=axis,
+    )
     axis.set(xlim=(-0.05, 0.7), ylim=(-0.05, 1.05), xlabel=f"JSD ({compared} vs base)", ylabel="Output Difference", title=title)
     axis.set_box_aspect(1)
     _save(figure, paths)
@@ -53,7 +75,11 @@ def jsd_tvd_figure(points: pd.DataFrame, paths: list, title: str = "") -> None:
     """Mean JSD (x) vs mean TVD (y) to the base: seeds ▲, uniform ■, adversaries + with their lambda,
     the J&W per-instance adversary as a dotted vertical line at its mean JSD."""
     figure, axis = plt.subplots(figsize=(5, 5))
-    styles = {"seed": ("^", "#1b9e77", "seeds"), "uniform": ("s", "#7570b3", "uniform"), "adversary": ("+", "#d95f02", "adversary")}
+    styles = {
+        "seed": ("^", "#1b9e77", "seeds"),
+        "uniform": ("s", "#7570b3", "uniform"),
+        "adversary": ("+", "#d95f02", "adversary"),
+    }
     for kind, (marker, color, label) in styles.items():
         part = points[points["model"] == kind]
         if len(part):
@@ -69,3 +95,14 @@ def jsd_tvd_figure(points: pd.DataFrame, paths: list, title: str = "") -> None:
     axis.set_box_aspect(1)
     axis.legend(fontsize=7, loc="upper left")
     _save(figure, paths)
+
+
+def variance_figures(variance_path, outputs: dict, compared: str = "seeds", title: str = "") -> None:
+    """Violin and scatter plots from a seed_variance.parquet (outputs: violin_*, scatter_* by extension)."""
+    variance = pd.read_parquet(variance_path)
+    seed_violin(variance, [v for k, v in outputs.items() if k.startswith("violin")], compared, title)
+    seed_scatter(variance, [v for k, v in outputs.items() if k.startswith("scatter")], compared, title)
+
+
+def jsd_tvd_figure_from(points_path, paths: list, title: str = "") -> None:
+    jsd_tvd_figure(pd.read_csv(points_path, dtype={"label": str}), paths, title)

@@ -1,4 +1,5 @@
 # Helpers shared by every stage: config validation, the grid, wildcard constraints, input functions.
+import re
 import sys
 from pathlib import Path
 
@@ -77,4 +78,181 @@ def get_model_targets():
 
 
 def get_all_targets():
-    return get_model_targets()
+    return [
+        *get_model_targets(),
+        *get_wp_targets(),
+    ]
+
+
+# --- wp ---
+# Wiegreffe & Pinter (2019): runs under results/wp/{dataset}/{variant}/seed{seed}[/lambda{lam}].
+WP = config["wp"]
+WP_DATASETS = WP["datasets"]
+WP_SPLITS = ["train", "dev", "test"]
+WP_GUIDE_VARIANTS = {
+    "uniform": "mlp_uniform",
+    "trained": "mlp_trained",
+    "base": "mlp_base",
+    "adversary": "mlp_adv",
+}
+
+
+def lambda_label(value):
+    return f"{float(value):g}"
+
+
+def wp_lambdas(dataset):
+    return WP["lambdas"].get(dataset, WP["lambdas"]["default"])
+
+
+def wp_diag_lambda(dataset):
+    return WP["diag_adv_lambda"].get(dataset, WP["diag_adv_lambda"]["default"])
+
+
+WP_LAMBDA_LABELS = sorted(
+    {lambda_label(x) for d in WP_DATASETS for x in [*wp_lambdas(d), wp_diag_lambda(d)]}
+)
+
+
+wildcard_constraints:
+    variant="|".join(["base", "uniform", *WP_GUIDE_VARIANTS.values()]),
+    lam="|".join(re.escape(x) for x in WP_LAMBDA_LABELS) or "none",
+
+
+def wp_run_dir(dataset, variant, seed=None, lam=None):
+    seed = WP["base_seed"] if seed is None else seed
+    path = f"results/wp/{dataset}/{variant}/seed{seed}"
+    return path if lam is None else f"{path}/lambda{lambda_label(lam)}"
+
+
+def wp_run_files(run_dir):
+    """Named files of one W&P run (the same names as the rules' outputs)."""
+    files = {
+        "model": f"{run_dir}/model.pt",
+        "metrics": f"{run_dir}/test_metrics.json",
+        "history": f"{run_dir}/train_log.csv",
+        "config": f"{run_dir}/config.yaml",
+    }
+    for split in WP_SPLITS:
+        files[f"{split}_predictions"] = f"{run_dir}/{split}_predictions.parquet"
+        files[f"{split}_attention"] = f"{run_dir}/{split}_attention.parquet"
+    return files
+
+
+def wp_base_files(dataset, seed=None):
+    return wp_run_files(wp_run_dir(dataset, "base", seed))
+
+
+def wp_preprocessed(dataset):
+    return {
+        "instances": f"results/preprocessed/{dataset}/instances.parquet",
+        "meta": f"results/preprocessed/{dataset}/meta.json",
+    }
+
+
+def get_wp_train_inputs(wildcards):
+    """Preprocessed data, plus the donor run's stored attention for frozen-guide MLPs."""
+    inputs = wp_preprocessed(wildcards.dataset)
+    if wildcards.variant == "mlp_base":
+        donor = wp_base_files(wildcards.dataset)
+    elif wildcards.variant == "mlp_adv":
+        lam = wp_diag_lambda(wildcards.dataset)
+        donor = wp_run_files(wp_run_dir(wildcards.dataset, "adversarial", lam=lam))
+    else:
+        return inputs
+    return {**inputs, **{k: v for k, v in donor.items() if k.endswith("_attention")}}
+
+
+def get_wp_adversary_inputs(wildcards):
+    return {**wp_preprocessed(wildcards.dataset), **wp_base_files(wildcards.dataset)}
+
+
+def wp_metrics(variant, datasets=None):
+    return [
+        wp_run_files(wp_run_dir(d, variant))["metrics"] for d in datasets or WP_DATASETS
+    ]
+
+
+def get_wp_seed_files(wildcards):
+    return [wp_base_files(wildcards.dataset, s) for s in WP["seeds"]]
+
+
+def get_wp_adversary_runs(dataset):
+    return [
+        wp_run_files(wp_run_dir(dataset, "adversarial", lam=x))
+        for x in wp_lambdas(dataset)
+    ]
+
+
+def get_wp_seed_variance_inputs(wildcards):
+    files = [wp_base_files(wildcards.dataset)["test_predictions"]]
+    for run in [wp_base_files(wildcards.dataset), *get_wp_seed_files(wildcards)]:
+        files += [run["test_predictions"], run["test_attention"], run["metrics"]]
+    return sorted(set(files))
+
+
+def get_wp_points_inputs(wildcards):
+    runs = [
+        wp_base_files(wildcards.dataset),
+        wp_run_files(wp_run_dir(wildcards.dataset, "uniform")),
+        *get_wp_seed_files(wildcards),
+        *get_wp_adversary_runs(wildcards.dataset),
+    ]
+    return sorted(
+        {
+            run[k]
+            for run in runs
+            for k in ("test_predictions", "test_attention", "metrics")
+        }
+    )
+
+
+def get_wp_diagnostic_metrics(wildcards=None):
+    return [
+        wp_run_files(wp_run_dir(d, WP_GUIDE_VARIANTS[g]))["metrics"]
+        for d in WP_DATASETS
+        for g in WP["guides"]
+    ]
+
+
+def get_wp_adversarial_metrics(wildcards=None):
+    return [run["metrics"] for d in WP_DATASETS for run in get_wp_adversary_runs(d)]
+
+
+def get_wp_uniform_targets():
+    return ["results/tables/wp/uniform_table.csv"]
+
+
+def get_wp_seed_targets():
+    return expand(
+        "results/figures/wp/{dataset}/{figure}.{ext}",
+        dataset=WP_DATASETS,
+        figure=["seed_violin", "seed_scatter"],
+        ext=["png", "pdf"],
+    )
+
+
+def get_wp_diagnostic_targets():
+    return ["results/tables/wp/diagnostic_table.csv"] if WP["guides"] else []
+
+
+def get_wp_adversarial_targets():
+    return [
+        "results/tables/wp/adversarial_table.csv",
+        *expand(
+            "results/figures/wp/{dataset}/jsd_tvd.{ext}",
+            dataset=WP_DATASETS,
+            ext=["png", "pdf"],
+        ),
+    ]
+
+
+def get_wp_targets():
+    if not WP_DATASETS:
+        return []
+    return [
+        *get_wp_uniform_targets(),
+        *get_wp_seed_targets(),
+        *get_wp_diagnostic_targets(),
+        *get_wp_adversarial_targets(),
+    ]

@@ -1,0 +1,15 @@
+from attnexp.runlog import log_to
+from attnexp.wp import jsd_tvd_points
+
+with log_to(snakemake.log[0]):
+    jsd_tvd_points(
+        snakemake.wildcards.dataset,
+        dict(snakemake.params.base),
+        [dict(f) for f in snakemake.params.seeds],
+        dict(snakemake.params.uniform),
+        [dict(f) for f in snakemake.params.adversaries],
+        list(snakemake.params.lambdas),
+        snakemake.output[0],
+        snakemake.params.tvd_binary,
+        snakemake.params.aggregation,
+    )

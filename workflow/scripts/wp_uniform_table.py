@@ -1,0 +1,10 @@
+from attnexp.runlog import log_to
+from attnexp.wp import uniform_table
+
+with log_to(snakemake.log[0]):
+    uniform_table(
+        list(snakemake.input.base),
+        list(snakemake.input.uniform),
+        snakemake.output[0],
+        snakemake.params.reported,
+    )
