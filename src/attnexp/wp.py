@@ -189,7 +189,7 @@ def run_wp_adversary(
     model = _model(meta, *VARIANTS["base"], hyperparameters, model_options)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(model, instances, base, _settings(hyperparameters, seed, wp, deterministic), objective)
-    _write_run(model, result, instances, run_config, outputs_dir)
+    _write_run(model, result, instances, run_config, outputs)
     tvd, divergence = divergences_from_base(base_files, outputs, wp["tvd_binary"])
     metrics = {
         **read_json(outputs["metrics"]),
