@@ -80,7 +80,8 @@ def _babi_story(rng: np.random.Generator, task: int, n_statements: int, n_questi
         ]
         unplaced = [o for o in OBJECTS if world.object_location[o] is None and world.object_holder[o] is None]
         action = rng.random()
-        if task >= 2 and actor in world.actor_location and action < 0.25 and (free_here or unplaced):
+        take_below, drop_below = (0.4, 0.48) if task == 3 else (0.25, 0.4)  # task 3 needs objects carried around
+        if task >= 2 and actor in world.actor_location and action < take_below and (free_here or unplaced):
             obj = (free_here + unplaced)[rng.integers(len(free_here + unplaced))]
             verb = TAKE_VERBS[rng.integers(len(TAKE_VERBS))]
             lines.append(f"{number} {actor} {verb} the {obj}{' there' if rng.random() < 0.5 else ''}.")
@@ -89,7 +90,7 @@ def _babi_story(rng: np.random.Generator, task: int, n_statements: int, n_questi
             if world.object_location[obj] != world.actor_location[actor]:
                 world.object_trail[obj].append((world.actor_location[actor], number))
             world.object_location[obj] = world.actor_location[actor]
-        elif task >= 2 and held and action < 0.4:
+        elif task >= 2 and held and action < drop_below:
             obj = held[rng.integers(len(held))]
             verb = DROP_VERBS[rng.integers(len(DROP_VERBS))]
             lines.append(f"{number} {actor} {verb} the {obj}{' there' if rng.random() < 0.5 else ''}.")
