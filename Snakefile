@@ -11,6 +11,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/analyze.smk"
 
 
 rule all:
@@ -22,3 +23,8 @@ rule all:
 rule models:
     input:
         get_model_targets(),
+
+
+rule analyses:
+    input:
+        get_analyses_targets(),
