@@ -60,8 +60,13 @@ def initial_logits(batch: Batch, settings: AdversarySettings, generator: torch.G
 
 
 def adversarial_loss(
-    model: AttentionClassifier, encoded, batch: Batch, logits: torch.Tensor, original_attention: torch.Tensor,
-    original_output: torch.Tensor, settings: AdversarySettings,
+    model: AttentionClassifier,
+    encoded,
+    batch: Batch,
+    logits: torch.Tensor,
+    original_attention: torch.Tensor,
+    original_output: torch.Tensor,
+    settings: AdversarySettings,
 ) -> torch.Tensor:
     """Eq. 2 per instance [B] for candidate logits [B, K, L]."""
     attention = masked_softmax(logits, batch.real_mask[:, None, :])
@@ -74,8 +79,12 @@ def adversarial_loss(
 
 
 def adversarial_attention(
-    model: AttentionClassifier, batch: Batch, settings: AdversarySettings = AdversarySettings(),
-    generator: torch.Generator | None = None, init: torch.Tensor | None = None, progress_every: int = 0,
+    model: AttentionClassifier,
+    batch: Batch,
+    settings: AdversarySettings = AdversarySettings(),
+    generator: torch.Generator | None = None,
+    init: torch.Tensor | None = None,
+    progress_every: int = 0,
 ) -> AdversaryResult:
     """Optimise K adversarial attentions per instance and pick the epsilon-max JSD one (the original always qualifies)."""
     with torch.no_grad():

@@ -67,39 +67,49 @@ def importance_table(model: AttentionClassifier, rows: pd.DataFrame, settings: A
         with torch.no_grad():
             output = model(batch)
         loo = leave_one_out(model, batch, settings.memory_budget_mb) if run_loo else torch.full(batch.tokens.shape, float("nan"))
-        parts.append(pd.DataFrame({
-            "instance_id": batch.instance_ids,
-            "length": (batch.lengths - 2).tolist(),
-            "label": batch.labels.tolist(),
-            "predicted": model.predict(output.logits).tolist(),
-            "max_attention": output.attention.max(dim=-1).values.double().tolist(),
-            "attention": real_tokens(output.attention, batch),
-            "gradient": real_tokens(gradient_importance(model, batch), batch),
-            "loo": real_tokens(loo, batch),
-            "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps), batch),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "instance_id": batch.instance_ids,
+                    "length": (batch.lengths - 2).tolist(),
+                    "label": batch.labels.tolist(),
+                    "predicted": model.predict(output.logits).tolist(),
+                    "max_attention": output.attention.max(dim=-1).values.double().tolist(),
+                    "attention": real_tokens(output.attention, batch),
+                    "gradient": real_tokens(gradient_importance(model, batch), batch),
+                    "loo": real_tokens(loo, batch),
+                    "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps), batch),
+                }
+            )
+        )
         _progress("importance", sum(map(len, parts)), len(rows), start)
     table = pd.concat(parts, ignore_index=True)
     table["rationale"] = [[int(p) - 1 for p in r] for r in rows["rationale"]]
     return table
 
 
-def permutation_table(model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator) -> pd.DataFrame:
+def permutation_table(
+    model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
+) -> pd.DataFrame:
     parts, start = [], time.perf_counter()
     for batch in sequential_batches(rows, settings.batch_size):
         with torch.no_grad():
             output = model(batch)
         permutations = sample_permutations(batch, settings.permutations, generator)
         changes = permutation_output_changes(model, batch, permutations, settings.memory_budget_mb).double().numpy()
-        parts.append(pd.DataFrame({
-            "instance_id": batch.instance_ids,
-            "length": (batch.lengths - 2).tolist(),
-            "label": batch.labels.tolist(),
-            "predicted": model.predict(output.logits).tolist(),
-            "max_attention": output.attention.max(dim=-1).values.double().tolist(),
-            "median_output_change": np.median(changes, axis=1),
-            "output_changes": list(changes),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "instance_id": batch.instance_ids,
+                    "length": (batch.lengths - 2).tolist(),
+                    "label": batch.labels.tolist(),
+                    "predicted": model.predict(output.logits).tolist(),
+                    "max_attention": output.attention.max(dim=-1).values.double().tolist(),
+                    "median_output_change": np.median(changes, axis=1),
+                    "output_changes": list(changes),
+                }
+            )
+        )
         _progress("permutation", sum(map(len, parts)), len(rows), start)
     return pd.concat(parts, ignore_index=True)
 
@@ -111,38 +121,56 @@ def adversary_rows_per_chunk(rows: pd.DataFrame, settings: AnalysisSettings) -> 
     return max(1, int(settings.memory_budget_mb * 2**20 // per_row))
 
 
-def adversary_table(model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator) -> pd.DataFrame:
+def adversary_table(
+    model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
+) -> pd.DataFrame:
     parts, start = [], time.perf_counter()
     for batch in sequential_batches(rows, adversary_rows_per_chunk(rows, settings)):
         result = adversarial_attention(model, batch, settings.adversary, generator, progress_every=100)
         with torch.no_grad():
             predicted = model.predict(model(batch).logits)
-        parts.append(pd.DataFrame({
-            "instance_id": batch.instance_ids,
-            "length": (batch.lengths - 2).tolist(),
-            "label": batch.labels.tolist(),
-            "predicted": predicted.tolist(),
-            "max_attention": result.original_attention.max(dim=-1).values.double().tolist(),
-            "emax_jsd": result.emax_jsd.double().numpy(),
-            "emax_tvd": (0.5 * (result.emax_output - result.original_output).abs().sum(-1)).double().numpy(),
-            "adversarial_attention": real_tokens(result.emax_attention, batch),
-            "adversarial_output": result.emax_output.double().tolist(),
-            "original_output": result.original_output.double().tolist(),
-            "candidate_jsd": result.candidate_jsd.double().tolist(),
-            "candidate_tvd": result.candidate_tvd.double().tolist(),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "instance_id": batch.instance_ids,
+                    "length": (batch.lengths - 2).tolist(),
+                    "label": batch.labels.tolist(),
+                    "predicted": predicted.tolist(),
+                    "max_attention": result.original_attention.max(dim=-1).values.double().tolist(),
+                    "emax_jsd": result.emax_jsd.double().numpy(),
+                    "emax_tvd": (0.5 * (result.emax_output - result.original_output).abs().sum(-1)).double().numpy(),
+                    "adversarial_attention": real_tokens(result.emax_attention, batch),
+                    "adversarial_output": result.emax_output.double().tolist(),
+                    "original_output": result.original_output.double().tolist(),
+                    "candidate_jsd": result.candidate_jsd.double().tolist(),
+                    "candidate_tvd": result.candidate_tvd.double().tolist(),
+                }
+            )
+        )
         _progress("adversary", sum(map(len, parts)), len(rows), start)
     return pd.concat(parts, ignore_index=True)
 
 
-def run_analyses(model_path: str | Path, instances_dir: str | Path, outputs: dict, options: dict | AnalysisSettings,
-                 batch_size: int, labels: dict, threads: int = 1) -> None:
+def run_analyses(
+    model_path: str | Path,
+    instances_dir: str | Path,
+    outputs: dict,
+    options: dict | AnalysisSettings,
+    batch_size: int,
+    labels: dict,
+    threads: int = 1,
+) -> None:
     """Every analysis of one model with the config's `analyses` section (`options`) and the training batch size.
 
     `labels` = dataset, encoder, attention, seed; the seed also seeds the permutations and the adversary's start.
     """
     settings = options if isinstance(options, AnalysisSettings) else AnalysisSettings.from_config(options, batch_size)
-    labels = {"dataset": labels["dataset"], "encoder": labels["encoder"], "attention": labels["attention"], "seed": int(labels["seed"])}
+    labels = {
+        "dataset": labels["dataset"],
+        "encoder": labels["encoder"],
+        "attention": labels["attention"],
+        "seed": int(labels["seed"]),
+    }
     torch.set_num_threads(threads)
     model = load_model(model_path)
     instances, meta = load_preprocessed(instances_dir)
@@ -160,6 +188,14 @@ def run_analyses(model_path: str | Path, instances_dir: str | Path, outputs: dic
 
     write_parquet(outputs["permutation"], permutation_table(model, rows, settings, torch.Generator().manual_seed(seed)))
     write_parquet(outputs["adversary"], adversary_table(model, rows, settings, torch.Generator().manual_seed(seed + 1)))
-    write_yaml(outputs["config"], {**labels, "settings": asdict(settings), "task": meta["task"], "classes": meta["classes"],
-                                   "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),
-                                   "adversary_hinge_epsilon": settings.adversary.hinge_epsilon(meta["task"])})
+    write_yaml(
+        outputs["config"],
+        {
+            **labels,
+            "settings": asdict(settings),
+            "task": meta["task"],
+            "classes": meta["classes"],
+            "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),
+            "adversary_hinge_epsilon": settings.adversary.hinge_epsilon(meta["task"]),
+        },
+    )

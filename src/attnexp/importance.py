@@ -102,7 +102,9 @@ def leave_one_out(model: AttentionClassifier, batch: Batch, memory_budget_mb: fl
     return scores
 
 
-def integrated_gradients(model: AttentionClassifier, batch: Batch, steps: int = 32, internal_batch_size: int | None = None) -> torch.Tensor:
+def integrated_gradients(
+    model: AttentionClassifier, batch: Batch, steps: int = 32, internal_batch_size: int | None = None
+) -> torch.Tensor:
     """|sum_d IG_t,d| over the embeddings (Captum), baseline = zero embedding on the real tokens.
 
     The whole model (attention included) is differentiated; [SOS], [EOS] and PAD stay fixed, so the
@@ -121,7 +123,11 @@ def integrated_gradients(model: AttentionClassifier, batch: Batch, steps: int = 
     extra = (batch.tokens, batch.lengths) + ((batch.question, batch.question_lengths) if batch.question is not None else ())
     with torch.enable_grad():
         attributions = IntegratedGradients(forward).attribute(
-            embedded, baselines=baseline, target=target, additional_forward_args=extra, n_steps=steps,
+            embedded,
+            baselines=baseline,
+            target=target,
+            additional_forward_args=extra,
+            n_steps=steps,
             internal_batch_size=internal_batch_size,
         )
     return (attributions.sum(-1).abs() * batch.real_mask).detach()

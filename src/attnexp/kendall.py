@@ -79,7 +79,9 @@ def summarise_group(taus: pd.DataFrame, nan_policy: str = "omit") -> dict:
     }
 
 
-def summarise_kendall(taus: pd.DataFrame, classes: Sequence[str], nan_policy: str = "omit", labels: dict | None = None) -> pd.DataFrame:
+def summarise_kendall(
+    taus: pd.DataFrame, classes: Sequence[str], nan_policy: str = "omit", labels: dict | None = None
+) -> pd.DataFrame:
     """Summary per pair and group: "Overall", plus "class <name>" per predicted class when there are fewer than 4 classes.
 
     `labels` (dataset, encoder, attention, seed) are prepended as constant columns.

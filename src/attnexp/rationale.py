@@ -39,13 +39,15 @@ def rationale_recovery(importance: pd.DataFrame, measures: Sequence[str] = MEASU
             vectors = [np.asarray(v, dtype=float) for v in planted[measure]]
             if any(np.isnan(v).any() for v in vectors):
                 continue
-            rows.append({
-                "measure": measure,
-                "precision_at_k": float(np.mean([precision_at_k(v, c) for v, c in zip(vectors, cues, strict=True)])),
-                "auc": float(np.nanmean([cue_auc(v, c) for v, c in zip(vectors, cues, strict=True)])),
-                "n": len(planted),
-                "chance_precision_at_k": chance,
-            })
+            rows.append(
+                {
+                    "measure": measure,
+                    "precision_at_k": float(np.mean([precision_at_k(v, c) for v, c in zip(vectors, cues, strict=True)])),
+                    "auc": float(np.nanmean([cue_auc(v, c) for v, c in zip(vectors, cues, strict=True)])),
+                    "n": len(planted),
+                    "chance_precision_at_k": chance,
+                }
+            )
     table = pd.DataFrame(rows, columns=COLUMNS)
     for position, (key, value) in enumerate((labels or {}).items()):
         table.insert(position, key, pd.Series([value] * len(table), dtype=object))
