@@ -11,6 +11,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/analyze.smk"
 include: "workflow/rules/wp.smk"
 
 
@@ -23,3 +24,8 @@ rule all:
 rule models:
     input:
         get_model_targets(),
+
+
+rule analyses:
+    input:
+        get_analyses_targets(),

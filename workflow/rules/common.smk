@@ -78,10 +78,22 @@ def get_model_targets():
 
 
 def get_all_targets():
-    return [
-        *get_model_targets(),
-        *get_wp_targets(),
-    ]
+    targets = get_model_targets()
+    targets += get_analyses_targets()
+    targets += get_wp_targets()
+    return targets
+
+
+# --- analyses ---
+def get_analysis_batch_size(wildcards):
+    """J&W analyse the test set in batches of the training batch size."""
+    return get_hyperparameters(wildcards)["batch_size"]
+
+
+def get_analyses_targets():
+    return grid(
+        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
+    )
 
 
 # --- wp ---
