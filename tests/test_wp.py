@@ -242,3 +242,36 @@ def test_lambda_sweep_expands_to_the_configured_values_in_a_dry_run(tmp_path):
     output = result.stdout + result.stderr
     swept = {float(x) for x in re.findall(r"adversarial/seed10/lambda([0-9.e+-]+)/test_metrics\.json", output)}
     assert swept == set(lambdas)
+
+
+def test_wp_base_model_differs_from_jw_lstm_tanh_only_in_selection_and_seed(tiny, tmp_path):
+    """W&P §9: the base model is J&W lstm+tanh; only selection (first epoch eligible), seed and W&P flags differ."""
+    import yaml
+
+    from attnexp.io import write_json, write_parquet
+    from attnexp.train import run_training
+    from attnexp.wp import run_wp_model
+
+    instances, meta = tiny
+    data = tmp_path / "data"
+    write_parquet(data / "instances.parquet", instances)
+    write_json(data / "meta.json", {**meta, "options": {"vocab_fit_on": "train"}, "comparable": False})
+    hyperparameters = {"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8}
+    jw_out = {k: tmp_path / "jw" / k for k in ("model", "history", "config", "metrics")}
+    run_training(data, "tiny", "lstm", "tanh", 0, hyperparameters, "dev", {}, True, jw_out)
+    wp = yaml.safe_load((ROOT / "config/config.yaml").read_text())["wp"]
+    wp_out = {k: tmp_path / "wp" / k for k in ("model", "history", "config", "metrics")}
+    wp_out.update(
+        {
+            f"{s}_{kind}": tmp_path / "wp" / f"{s}_{kind}.parquet"
+            for s in ("train", "dev", "test")
+            for kind in ("predictions", "attention")
+        }
+    )
+    run_wp_model(data, "tiny", "base", 10, hyperparameters, wp, {}, True, wp_out)
+    jw_config = yaml.safe_load(jw_out["config"].read_text())
+    wp_config = yaml.safe_load(wp_out["config"].read_text())
+    differing = {k for k in jw_config.keys() | wp_config.keys() if jw_config.get(k) != wp_config.get(k)}
+    assert differing == {"seed", "model_selection", "variant", "wp"}
+    assert wp_config["model_selection"] == {"split": wp["select_on"], "first_epoch_eligible": True}
+    assert (wp_config["encoder"], wp_config["attention"]) == ("lstm", "tanh")

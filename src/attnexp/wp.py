@@ -201,16 +201,58 @@ def run_wp_adversary(
     return metrics
 
 
-def run_seed_variance(base_files: dict, seed_files: list[dict], output, variant: str = "script") -> pd.DataFrame:
-    """seed_variance.parquet for one dataset: every comparison run against the base, per test instance."""
+def _variance(base_files: dict, comparisons: list[tuple[pd.DataFrame, pd.DataFrame]], output, variant: str) -> pd.DataFrame:
     base_predictions = pd.read_parquet(base_files["test_predictions"])
     ids = list(base_predictions["instance_id"])
-    other_p = np.stack([probabilities(pd.read_parquet(f["test_predictions"]), ids) for f in seed_files])
-    matrices = [attention_matrix(pd.read_parquet(f["test_attention"]), ids) for f in [base_files, *seed_files]]
+    other_p = np.stack([probabilities(predictions, ids) for predictions, _ in comparisons])
+    matrices = [attention_matrix(pd.read_parquet(base_files["test_attention"]), ids)]
+    matrices += [attention_matrix(attention, ids) for _, attention in comparisons]
     width = max(m.shape[1] for m in matrices)
     matrices = [np.pad(m, ((0, 0), (0, width - m.shape[1]))) for m in matrices]
     frame = seed_variance(probabilities(base_predictions, ids), matrices[0], other_p, np.stack(matrices[1:]), variant)
     frame.insert(0, "instance_id", ids)
+    write_parquet(output, frame)
+    print(f"{len(comparisons)} comparison run(s), {len(ids)} test instances: median attn_diff {frame.attn_diff.median():.4f}")
+    return frame
+
+
+def run_seed_variance(base_files: dict, seed_files: list[dict], output, variant: str = "script") -> pd.DataFrame:
+    """seed_variance.parquet for one dataset: every extra seed against the base seed, per test instance."""
+    runs = [(pd.read_parquet(f["test_predictions"]), pd.read_parquet(f["test_attention"])) for f in seed_files]
+    return _variance(base_files, runs, output, variant)
+
+
+def run_adversary_variance(base_files: dict, jw_adversary, output, variant: str = "script") -> pd.DataFrame:
+    """adv_variance.parquet: the J&W per-instance adversary runs (epsilon-max picks) against the base."""
+    frame = pd.read_parquet(jw_adversary)
+    runs = [
+        (
+            pd.DataFrame({"instance_id": part["instance_id"], "p": [o[1] for o in part["adversarial_output"]]}),
+            part[["instance_id"]].assign(attention=part["adversarial_attention"]),
+        )
+        for _, part in frame.groupby("run", sort=True)
+    ]
+    return _variance(base_files, runs, output, variant)
+
+
+def run_jw_adversary(
+    model_path, instances_dir, analyses: dict, batch_size: int, runs: int, seed: int, output, threads: int = 1
+) -> pd.DataFrame:
+    """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `runs` times with
+    different starts; the analyses contract's adversary.parquet columns plus `run`."""
+    from .analyze import AnalysisSettings, adversary_table
+    from .models import load_model
+
+    torch.set_num_threads(threads)
+    model = load_model(model_path)
+    instances, _ = load_preprocessed(instances_dir)
+    settings = AnalysisSettings.from_config(analyses, batch_size)
+    parts = []
+    for run in range(runs):
+        print(f"J&W adversary run {run + 1}/{runs}")
+        table = adversary_table(model, split_frame(instances, "test"), settings, torch.Generator().manual_seed(seed + 1 + run))
+        parts.append(table.assign(run=run))
+    frame = pd.concat(parts, ignore_index=True)
     write_parquet(output, frame)
     return frame
 
@@ -295,14 +337,17 @@ def jsd_tvd_points(
         )
     if jw_adversary:
         frame = pd.read_parquet(jw_adversary)
+        per_run = frame.groupby("run").agg(
+            jsd=("emax_jsd", lambda v: aggregate(v, aggregation)), tvd=("emax_tvd", lambda v: aggregate(v, aggregation))
+        )
         rows.append(
             {
                 "dataset": dataset,
                 "model": "jw_adversary",
                 "label": "per-instance",
-                "jsd": aggregate(frame["emax_jsd"], aggregation),
-                "tvd": aggregate(frame["emax_tvd"], aggregation),
-                "n": len(frame),
+                "jsd": float(per_run["jsd"].mean()),
+                "tvd": float(per_run["tvd"].mean()),
+                "n": int(len(frame) // len(per_run)),
             }
         )
     table = pd.DataFrame(rows)

@@ -203,7 +203,24 @@ def get_wp_seed_variance_inputs(wildcards):
     return sorted(set(files))
 
 
+def wp_jw_adversary_file(dataset):
+    """The J&W per-instance adversary on the base model, or None when wp.jw_adversary_runs is 0."""
+    if not WP["jw_adversary_runs"]:
+        return None
+    return f"{wp_run_dir(dataset, 'base')}/jw_adversary.parquet"
+
+
+def get_wp_adversary_variance_inputs(wildcards):
+    files = wp_base_files(wildcards.dataset)
+    return [
+        files["test_predictions"],
+        files["test_attention"],
+        wp_jw_adversary_file(wildcards.dataset),
+    ]
+
+
 def get_wp_points_inputs(wildcards):
+    jw_adversary = wp_jw_adversary_file(wildcards.dataset)
     runs = [
         wp_base_files(wildcards.dataset),
         wp_run_files(wp_run_dir(wildcards.dataset, "uniform")),
@@ -236,10 +253,12 @@ def get_wp_uniform_targets():
 
 
 def get_wp_seed_targets():
+    kinds = ["seed", "adv"] if WP["jw_adversary_runs"] else ["seed"]
     return expand(
-        "results/figures/wp/{dataset}/{figure}.{ext}",
+        "results/figures/wp/{dataset}/{kind}_{figure}.{ext}",
         dataset=WP_DATASETS,
-        figure=["seed_violin", "seed_scatter"],
+        kind=kinds,
+        figure=["violin", "scatter"],
         ext=["png", "pdf"],
     )
 

@@ -82,30 +82,72 @@ rule wp_seed_variance:
         "../scripts/wp_seed_variance.py"
 
 
-rule wp_seed_figures:
+rule wp_jw_adversary:
     input:
-        "results/wp/{dataset}/seed_variance.parquet",
+        model="results/wp/{dataset}/base/seed{seed}/model.pt",
+        instances="results/preprocessed/{dataset}/instances.parquet",
+        meta="results/preprocessed/{dataset}/meta.json",
     output:
-        violin_png=report(
-            "results/figures/wp/{dataset}/seed_violin.png",
-            caption="../report/wp/seed_violin.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="{dataset}",
-        ),
-        violin_pdf="results/figures/wp/{dataset}/seed_violin.pdf",
-        scatter_png=report(
-            "results/figures/wp/{dataset}/seed_scatter.png",
-            caption="../report/wp/seed_scatter.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="{dataset}",
-        ),
-        scatter_pdf="results/figures/wp/{dataset}/seed_scatter.pdf",
+        "results/wp/{dataset}/base/seed{seed}/jw_adversary.parquet",
+    params:
+        analyses=config["analyses"],
+        batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
+        runs=WP["jw_adversary_runs"],
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
     log:
-        "logs/wp/{dataset}/seed_figures.log",
+        "logs/wp/{dataset}/base/seed{seed}/jw_adversary.log",
     conda:
         "../envs/attnexp.yaml"
+    script:
+        "../scripts/wp_jw_adversary.py"
+
+
+rule wp_adversary_variance:
+    input:
+        get_wp_adversary_variance_inputs,
+    output:
+        "results/wp/{dataset}/adv_variance.parquet",
     params:
-        compared="seeds",
+        base=lambda wildcards: wp_base_files(wildcards.dataset),
+        jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
+        variant=WP["seed_plot_variant"],
+    log:
+        "logs/wp/{dataset}/adv_variance.log",
+    conda:
+        "../envs/attnexp.yaml"
+    script:
+        "../scripts/wp_adversary_variance.py"
+
+
+rule wp_variance_figures:
+    input:
+        "results/wp/{dataset}/{kind}_variance.parquet",
+    output:
+        violin_png=report(
+            "results/figures/wp/{dataset}/{kind}_violin.png",
+            caption="../report/wp/variance_violin.rst",
+            category="Wiegreffe & Pinter",
+            subcategory="{dataset}",
+        ),
+        violin_pdf="results/figures/wp/{dataset}/{kind}_violin.pdf",
+        scatter_png=report(
+            "results/figures/wp/{dataset}/{kind}_scatter.png",
+            caption="../report/wp/variance_scatter.rst",
+            category="Wiegreffe & Pinter",
+            subcategory="{dataset}",
+        ),
+        scatter_pdf="results/figures/wp/{dataset}/{kind}_scatter.pdf",
+    params:
+        compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
+    wildcard_constraints:
+        kind="seed|adv",
+    log:
+        "logs/wp/{dataset}/{kind}_figures.log",
+    conda:
+        "../envs/attnexp.yaml"
     script:
         "../scripts/wp_variance_figures.py"
 

@@ -12,4 +12,5 @@ with log_to(snakemake.log[0]):
         snakemake.output[0],
         snakemake.params.tvd_binary,
         snakemake.params.aggregation,
+        snakemake.params.jw_adversary,
     )

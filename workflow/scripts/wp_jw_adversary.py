@@ -1,0 +1,16 @@
+from pathlib import Path
+
+from attnexp.runlog import log_to
+from attnexp.wp import run_jw_adversary
+
+with log_to(snakemake.log[0]):
+    run_jw_adversary(
+        snakemake.input.model,
+        Path(snakemake.input.instances).parent,
+        dict(snakemake.params.analyses),
+        snakemake.params.batch_size,
+        snakemake.params.runs,
+        int(snakemake.wildcards.seed),
+        snakemake.output[0],
+        threads=snakemake.threads,
+    )
