@@ -227,13 +227,10 @@ def get_wp_points_inputs(wildcards):
         *get_wp_seed_files(wildcards),
         *get_wp_adversary_runs(wildcards.dataset),
     ]
-    return sorted(
-        {
-            run[k]
-            for run in runs
-            for k in ("test_predictions", "test_attention", "metrics")
-        }
-    )
+    files = {
+        run[k] for run in runs for k in ("test_predictions", "test_attention", "metrics")
+    }
+    return sorted(files | ({jw_adversary} if jw_adversary else set()))
 
 
 def get_wp_diagnostic_metrics(wildcards=None):

@@ -89,18 +89,18 @@ rule wp_jw_adversary:
         meta="results/preprocessed/{dataset}/meta.json",
     output:
         "results/wp/{dataset}/base/seed{seed}/jw_adversary.parquet",
-    params:
-        analyses=config["analyses"],
-        batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
-        runs=WP["jw_adversary_runs"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=60,
     log:
         "logs/wp/{dataset}/base/seed{seed}/jw_adversary.log",
     conda:
         "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        analyses=config["analyses"],
+        batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
+        runs=WP["jw_adversary_runs"],
     script:
         "../scripts/wp_jw_adversary.py"
 
@@ -110,14 +110,14 @@ rule wp_adversary_variance:
         get_wp_adversary_variance_inputs,
     output:
         "results/wp/{dataset}/adv_variance.parquet",
-    params:
-        base=lambda wildcards: wp_base_files(wildcards.dataset),
-        jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
-        variant=WP["seed_plot_variant"],
     log:
         "logs/wp/{dataset}/adv_variance.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        base=lambda wildcards: wp_base_files(wildcards.dataset),
+        jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
+        variant=WP["seed_plot_variant"],
     script:
         "../scripts/wp_adversary_variance.py"
 
@@ -140,14 +140,14 @@ rule wp_variance_figures:
             subcategory="{dataset}",
         ),
         scatter_pdf="results/figures/wp/{dataset}/{kind}_scatter.pdf",
-    params:
-        compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
-    wildcard_constraints:
-        kind="seed|adv",
     log:
         "logs/wp/{dataset}/{kind}_figures.log",
+    wildcard_constraints:
+        kind="seed|adv",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
     script:
         "../scripts/wp_variance_figures.py"
 
@@ -232,6 +232,7 @@ rule wp_jsd_tvd_points:
         lambdas=lambda wildcards: wp_lambdas(wildcards.dataset),
         tvd_binary=WP["tvd_binary"],
         aggregation=WP["report_aggregation"],
+        jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
     script:
         "../scripts/wp_jsd_tvd_points.py"
 
