@@ -36,6 +36,11 @@ class Download:
 
 _BABI_STEMS = {1: "qa1_single-supporting-fact", 2: "qa2_two-supporting-facts", 3: "qa3_three-supporting-facts"}
 
+
+def _babi_member(language: str, task: int, split: str) -> str:
+    return f"tasks_1-20_v1-2/{language}/{_BABI_STEMS[task]}_{split}.txt"
+
+
 DOWNLOADS: dict[str, Download] = {
     "sst": Download(
         url="https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip",
@@ -83,14 +88,14 @@ DOWNLOADS: dict[str, Download] = {
         algorithm=None,
         digest=None,
         member_sha256={
-            "tasks_1-20_v1-2/en-10k/qa1_single-supporting-fact_train.txt": "749ea9f7c99070feb2d88c975a254417a0dcc8274add4435ae5ae24c7afc7e9d",
-            "tasks_1-20_v1-2/en-10k/qa2_two-supporting-facts_train.txt": "d4074c0c5d54f70ce2f538056ce2b6ef6a313da336da4245f1a24f1298e37ef3",
-            "tasks_1-20_v1-2/en/qa1_single-supporting-fact_train.txt": "c64ba9b1a49bbb111ffc4cd2ae4f129d25c012399dd7ade9679eea464b9afb05",
-            "tasks_1-20_v1-2/en/qa2_two-supporting-facts_train.txt": "a4978af5bc0dc30191810e7c9949aaa6eae939ed0f6beb9fcb5f4330c2a27860",
-            "tasks_1-20_v1-2/en/qa3_three-supporting-facts_train.txt": "a6e78019f36a02a7ed71fe6aaded0b563ff09c8deec392931801fcd9c6af4d60",
-            "tasks_1-20_v1-2/en/qa1_single-supporting-fact_test.txt": "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b",
-            "tasks_1-20_v1-2/en/qa2_two-supporting-facts_test.txt": "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6",
-            "tasks_1-20_v1-2/en/qa3_three-supporting-facts_test.txt": "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f",
+            _babi_member("en-10k", 1, "train"): "749ea9f7c99070feb2d88c975a254417a0dcc8274add4435ae5ae24c7afc7e9d",
+            _babi_member("en-10k", 2, "train"): "d4074c0c5d54f70ce2f538056ce2b6ef6a313da336da4245f1a24f1298e37ef3",
+            _babi_member("en", 1, "train"): "c64ba9b1a49bbb111ffc4cd2ae4f129d25c012399dd7ade9679eea464b9afb05",
+            _babi_member("en", 2, "train"): "a4978af5bc0dc30191810e7c9949aaa6eae939ed0f6beb9fcb5f4330c2a27860",
+            _babi_member("en", 3, "train"): "a6e78019f36a02a7ed71fe6aaded0b563ff09c8deec392931801fcd9c6af4d60",
+            _babi_member("en", 1, "test"): "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b",
+            _babi_member("en", 2, "test"): "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6",
+            _babi_member("en", 3, "test"): "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f",
         },
         homepage="https://research.facebook.com/downloads/babi/",
         outputs=tuple(
@@ -128,23 +133,38 @@ def read_checksums(path: Path) -> dict[str, str]:
     return sums
 
 
+def known_checksums() -> dict[str, tuple[str, str]]:
+    """(algorithm, digest) of every official-archive member whose checksum is known, by path under the raw dir."""
+    known = {member: ("sha256", digest) for d in DOWNLOADS.values() for member, digest in d.member_sha256.items()}
+    known |= {f"ag_news_csv/{name}": ("md5", digest) for name, digest in AGNEWS_MD5.items()}
+    known |= {f"agnews/{name}": ("md5", digest) for name, digest in AGNEWS_MD5.items()}
+    return known
+
+
 def verify_files(files: dict[str, Path], raw_dir: str | Path | None) -> list[str]:
-    """Check every file listed in `raw_dir/SHA256SUMS` (if present); raise DataError on any mismatch."""
-    if raw_dir is None or not (Path(raw_dir) / "SHA256SUMS").exists():
+    """Check each file against `raw_dir/SHA256SUMS` (when present) and the known official checksums.
+
+    Returns the checked paths (relative to `raw_dir`); raises DataError naming the file on any mismatch.
+    """
+    if raw_dir is None:
         return []
     raw_dir = Path(raw_dir)
-    sums = read_checksums(raw_dir / "SHA256SUMS")
+    sums_file = raw_dir / "SHA256SUMS"
+    expected = known_checksums()
+    if sums_file.exists():
+        expected |= {name: ("sha256", digest) for name, digest in read_checksums(sums_file).items()}
     checked = []
     for path in files.values():
         try:
-            name = str(Path(path).resolve().relative_to(raw_dir.resolve()))
+            name = Path(path).resolve().relative_to(raw_dir.resolve()).as_posix()
         except ValueError:
             continue
-        if name in sums:
-            if file_digest(path) != sums[name]:
+        if name in expected and Path(path).is_file():
+            algorithm, digest = expected[name]
+            if file_digest(path, algorithm) != digest:
                 raise DataError(
-                    f"checksum mismatch for {path}: its sha256 differs from {raw_dir / 'SHA256SUMS'}; "
-                    "the file is corrupt or truncated. Restore it from the original source and run again."
+                    f"checksum mismatch for {path}: its {algorithm} is not the published {digest}; the file is corrupt or "
+                    "truncated. Restore it from the original source (or ../shared/data) and run again."
                 )
             checked.append(name)
     return checked
