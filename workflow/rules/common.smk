@@ -127,9 +127,14 @@ def check_datasets_available(names):
     listing = "\n  - ".join(problems.values())
     if DATA["on_missing"] == "skip":
         kept = [n for n in names if n not in problems]
-        print(f"Skipping {len(problems)} dataset(s) without raw data:\n  - {listing}", file=sys.stderr)
+        print(
+            f"Skipping {len(problems)} dataset(s) without raw data:\n  - {listing}",
+            file=sys.stderr,
+        )
         if not kept:
-            raise WorkflowError("no dataset in the grid has its raw data; see the messages above")
+            raise WorkflowError(
+                "no dataset in the grid has its raw data; see the messages above"
+            )
         return kept
     raise WorkflowError(
         f"raw data missing for {len(problems)} dataset(s) in the grid:\n  - {listing}\n"
@@ -142,11 +147,26 @@ DATASET_NAMES = check_datasets_available(DATASET_NAMES)
 
 def download_outputs(name):
     return [
-        directory(f"resources/raw/{out[:-1]}")
-        if out.endswith("/")
-        else f"resources/raw/{out}"
+        (
+            directory(f"resources/raw/{out[:-1]}")
+            if out.endswith("/")
+            else f"resources/raw/{out}"
+        )
         for out in DOWNLOADS[name].outputs
     ]
+
+
+def get_embeddings(wildcards):
+    """The pretrained word vectors of a dataset: its config key, the file (None: random init) and OOV policy."""
+    spec = get_dataset(wildcards.dataset)
+    if spec.embeddings is None:
+        return {}
+    path = DATA["embeddings"][spec.embeddings]
+    return {
+        "source": spec.embeddings,
+        "path": path,
+        "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero",
+    }
 
 
 def get_datasets_targets():

@@ -7,15 +7,15 @@ for _archive in DOWNLOADS:
             f"download_{_archive}"
         output:
             download_outputs(_archive),
+        log:
+            f"logs/download/{_archive}.log",
+        conda:
+            "../envs/attnexp.yaml"
+        resources:
+            runtime=60,
         params:
             archive=_archive,
             url=DOWNLOADS[_archive].url,
-        log:
-            f"logs/download/{_archive}.log",
-        resources:
-            runtime=60,
-        conda:
-            "../envs/attnexp.yaml"
         script:
             "../scripts/download.py"
 
