@@ -18,17 +18,10 @@ REPO = Path(__file__).resolve().parents[1]
 SST_FILES = ("sst/train.txt", "sst/dev.txt", "sst/test.txt")
 
 
-def _shared_data() -> Path | None:
-    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data", Path("/work/shared/data")]
-    return next((Path(c) for c in candidates if c and (Path(c) / "MANIFEST.md").exists()), None)
-
-
 @pytest.fixture
-def sst_copy(tmp_path) -> Path:
+def sst_copy(tmp_path, shared_data) -> Path:
     """A raw-data directory with SST and the SHA256SUMS lines that cover it."""
-    shared = _shared_data()
-    if shared is None:
-        pytest.skip("../shared/data not found; set ATTNEXP_SHARED_DATA")
+    shared = shared_data
     raw = tmp_path / "raw"
     for name in SST_FILES:
         (raw / name).parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,5 @@
 """The real-data parsers against ../shared/data (J&W §3.5 sizes) and the user-file readers on fixtures."""
 
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -11,22 +10,6 @@ from attnexp.batching import collate
 from attnexp.datasets import get_dataset
 from attnexp.datasets.tokenize import clean, clean_newsgroups, clean_sst, keras_tokens
 from attnexp.preprocess import preprocess
-
-torch.set_num_threads(1)
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _shared_data() -> Path | None:
-    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data", Path("/work/shared/data")]
-    return next((Path(c) for c in candidates if c and (Path(c) / "MANIFEST.md").exists()), None)
-
-
-@pytest.fixture(scope="module")
-def shared_data() -> Path:
-    path = _shared_data()
-    if path is None:
-        pytest.skip("../shared/data not found; set ATTNEXP_SHARED_DATA")
-    return path
 
 
 def _sizes(meta: dict) -> tuple:

@@ -38,7 +38,14 @@ class TrainResult:
 
 
 def build_model(meta: dict, encoder: str, attention: str, embedding_dim: int, hidden_size: int, cnn_filters: int = 64,
-                mean_includes_padding: bool = False, embeddings: torch.Tensor | None = None) -> AttentionClassifier:
+                mean_includes_padding: bool = False, seed: int | None = None,
+                embeddings: torch.Tensor | None = None) -> AttentionClassifier:
+    """A fresh model for the dataset described by `meta`; `seed` makes its initial weights repeatable.
+
+    `embeddings` ([vocab, dim]) replaces the random initial embedding rows (pretrained word vectors).
+    """
+    if seed is not None:
+        seed_everything(seed)
     config = ModelConfig(
         vocab_size=len(meta["vocab"]),
         n_classes=len(meta["classes"]),
@@ -103,7 +110,7 @@ def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSe
             loss.backward()
             for opt in optimizers:
                 opt.step()
-            total_loss += float(loss)
+            total_loss += loss.item()
         metrics = classification_metrics(task, select_rows["label"].to_numpy(), predict_distribution(model, select_rows))
         score = selection_metric(task, metrics)
         kept = epoch > 0 and score > best_score
@@ -144,14 +151,13 @@ def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed
     if embeddings and embeddings.get("path"):
         from .embeddings import load_word_vectors
 
-        seed_everything(seed, deterministic)
         matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], hyperparameters["embedding_dim"],
                                           embeddings.get("missing", "zero"), seed)
         source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
     model = build_model(meta, encoder, attention, hyperparameters["embedding_dim"], hyperparameters["hidden_size"],
                         model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False),
-                        vectors)
+                        seed=seed, embeddings=vectors)
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
     settings = TrainSettings(epochs=hyperparameters["epochs"], batch_size=hyperparameters["batch_size"], seed=seed,
                              select_on=select_on, deterministic=deterministic)

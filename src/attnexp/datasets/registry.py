@@ -103,7 +103,7 @@ register(
         layouts={"synthetic": {s: f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")}},
         read=lambda f: read_snli_tsv({s: f[s] for s in ("train", "dev", "test")}),
         description="planted-rationale sentence pairs, 3 classes (generated)",
-        epochs=8,
+        epochs=12,
         batch_size=32,
         embedding_dim=64,
         hidden_size=64,
