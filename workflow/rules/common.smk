@@ -322,7 +322,9 @@ def get_wp_points_inputs(wildcards):
         *get_wp_adversary_runs(wildcards.dataset),
     ]
     files = {
-        run[k] for run in runs for k in ("test_predictions", "test_attention", "metrics")
+        run[k]
+        for run in runs
+        for k in ("test_predictions", "test_attention", "metrics")
     }
     return sorted(files | ({jw_adversary} if jw_adversary else set()))
 
