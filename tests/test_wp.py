@@ -215,6 +215,7 @@ def test_lambda_sweep_expands_to_the_configured_values_in_a_dry_run(tmp_path):
 
     lambdas = [0.003, 0.5, 2]
     config = _config(lambdas={"default": lambdas}, diag_adv_lambda={"default": 0.5})
+    config.update(datasets=["syn_sentiment"], encoders=["average"], attentions=["tanh"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     result = subprocess.run(

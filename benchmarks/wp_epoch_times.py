@@ -1,0 +1,82 @@
+"""Measure one epoch of every W&P run type on a preprocessed dataset and extrapolate each test's CPU time.
+
+    PYTHONPATH=src python benchmarks/wp_epoch_times.py results/preprocessed/sst [--seeds 8 --lambdas 5 --adv-epochs 80]
+
+Prints seconds per epoch (1 thread) for base, uniform, the trained and the guided MLP and the consistent adversary,
+the J&W per-instance adversary on 200 test instances, and the serial CPU time of each of the four tests.
+"""
+
+import argparse
+import time
+
+import pandas as pd
+import torch
+
+from attnexp.analyze import AnalysisSettings, adversary_table
+from attnexp.consistent_adversary import AdversaryObjective, train_consistent_adversary
+from attnexp.datasets import get_dataset
+from attnexp.donors import DonorTable, GuidedClassifier, donor_outputs
+from attnexp.preprocess import load_preprocessed, split_frame
+from attnexp.train import TrainSettings, train
+from attnexp.wp import _model
+
+
+def timed(function) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("preprocessed")
+    parser.add_argument("--seeds", type=int, default=8)
+    parser.add_argument("--lambdas", type=int, default=5)
+    parser.add_argument("--adv-epochs", type=int, default=80, help="adversary epochs assumed (80 = no early stop)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    instances, meta = load_preprocessed(args.preprocessed)
+    spec = get_dataset(meta["dataset"])
+    hp = {"batch_size": spec.batch_size, "embedding_dim": spec.embedding_dim, "hidden_size": spec.hidden_size}
+    settings = TrainSettings(epochs=1, batch_size=spec.batch_size, seed=10, first_epoch_eligible=True)
+    quiet = lambda _: None  # noqa: E731
+
+    base = _model(meta, "lstm", "tanh", hp, {})
+    seconds = {"base": timed(lambda: train(base, instances, settings, quiet))}
+    outputs = {}
+    seconds["donor_outputs"] = timed(
+        lambda: outputs.update({s: donor_outputs(base, split_frame(instances, s)) for s in ("train", "dev", "test")})
+    )
+    donor = DonorTable.from_frames(pd.concat(a for _, a in outputs.values()), pd.concat(p for p, _ in outputs.values()))
+    seconds["uniform"] = timed(lambda: train(_model(meta, "lstm", "uniform", hp, {}), instances, settings, quiet))
+    seconds["mlp_trained"] = timed(lambda: train(_model(meta, "average", "tanh", hp, {}), instances, settings, quiet))
+    guided = GuidedClassifier(_model(meta, "average", "uniform", hp, {}).config, donor)
+    seconds["mlp_guided"] = timed(lambda: train(guided, instances, settings, quiet))
+    objective = AdversaryObjective(lam=1.0, max_epochs=1, patience=1)
+    seconds["adversary"] = timed(
+        lambda: train_consistent_adversary(_model(meta, "lstm", "tanh", hp, {}), instances, donor, settings, objective, quiet)
+    )
+    test = split_frame(instances, "test")
+    sample = test.iloc[:200]
+    jw = timed(
+        lambda: adversary_table(base, sample, AnalysisSettings.from_config({}, spec.batch_size), torch.Generator().manual_seed(1))
+    )
+    print(
+        f"{meta['dataset']}: {spec.epochs} epochs; seconds per epoch (1 thread): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())
+    )
+    print(f"J&W per-instance adversary: {jw:.1f} s per 200 test instances ({len(test)} in test)")
+    run = lambda kind: spec.epochs * seconds[kind] + seconds["donor_outputs"]  # noqa: E731
+    tests = {
+        "1 uniform (base + uniform)": run("base") + run("uniform"),
+        f"2 seeds ({args.seeds} extra + J&W adversary)": args.seeds * run("base") + jw * len(test) / 200,
+        "3 diagnostic MLP (4 guides)": 3 * run("mlp_guided") + run("mlp_trained"),
+        f"4 adversary ({args.lambdas} lambdas x {args.adv_epochs} epochs)": args.lambdas
+        * (args.adv_epochs * seconds["adversary"] + seconds["donor_outputs"]),
+    }
+    for name, value in tests.items():
+        print(f"test {name}: {value / 60:.1f} CPU minutes")
+
+
+if __name__ == "__main__":
+    main()
