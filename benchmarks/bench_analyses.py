@@ -126,8 +126,9 @@ def main() -> None:
     print(f"one encoder+decoder pass over the test set: {decode_pass:.4f}s; decoder alone: {decode_only:.4f}s")
     print(f"permutation: {permutation / (args.permutations * decode_only):.1f} decoder passes per permutation")
     print(
-        f"adversary: {adversary_total / (args.adversary_steps * decode_only):.1f} decoder passes per step "
-        f"(forward+backward of K=5 candidates and the K x K diversity term)"
+        f"adversary: {adversary_total / (args.adversary_steps * decode_only):.1f} decoder passes per step, "
+        f"{adversary_total / (args.adversary_steps * adversary.candidates * decode_only):.1f} per candidate "
+        f"(forward + backward, JSD and the K x K diversity term)"
     )
 
 
