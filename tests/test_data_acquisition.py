@@ -118,3 +118,12 @@ def test_workflow_corrupt_file_leaves_no_preprocessed_output(sst_copy, tmp_path)
     assert "checksum mismatch" in (work / "logs/preprocess/sst.log").read_text()
     assert not (work / "results/preprocessed/sst/instances.parquet").exists()
     assert not (work / "results/preprocessed/sst/meta.json").exists()
+
+
+@pytest.mark.slow
+def test_without_raw_data_dir_the_official_archives_are_downloaded(tmp_path):
+    config = tiny_config(datasets=["sst", "20news", "babi3"])
+    result = snakemake(tmp_path, "-n", "--quiet", "rules", config=config)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for rule in ("download_sst", "download_20news", "download_babi"):
+        assert rule in result.stdout
