@@ -19,6 +19,7 @@ def tiny_config(**overrides) -> dict:
     synthetic["nli"]["sizes"] = {"train": 90, "dev": 30, "test": 30}
     synthetic["babi"].update(n_train=60, n_test=20)
     config["hyperparameters"] = {d: {"epochs": 2, "embedding_dim": 16, "hidden_size": 8} for d in config["datasets"]}
+    config["wp"].update(seeds=[50], lambdas={"default": [0.1, 1]}, adversary={"max_epochs": 2, "patience": 1})
     config.update(overrides)
     return config
 
