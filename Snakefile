@@ -17,8 +17,10 @@ rule all:
     default_target: True
     input:
         get_all_targets(),
+    localrule: True
 
 
 rule models:
     input:
         get_model_targets(),
+    localrule: True

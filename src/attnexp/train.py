@@ -133,6 +133,7 @@ def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed
     from .preprocess import load_preprocessed
 
     torch.set_num_threads(threads)
+    seed_everything(seed, deterministic)  # before build_model: the initial weights come from this seed too
     instances, meta = load_preprocessed(instances_dir)
     model = build_model(meta, encoder, attention, hyperparameters["embedding_dim"], hyperparameters["hidden_size"],
                         model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False))

@@ -8,9 +8,13 @@ from attnexp.config import ConfigError, validate_config
 from attnexp.datasets import DATASETS, get_dataset
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    validate_config(
+        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+    )
 except ConfigError as err:
-    raise WorkflowError(f"{err}\nFix config/config.yaml (or the file given with --configfile).") from None
+    raise WorkflowError(
+        f"{err}\nFix config/config.yaml (or the file given with --configfile)."
+    ) from None
 
 
 DATASET_NAMES = config["datasets"]
@@ -50,7 +54,9 @@ def get_raw_dir(wildcards):
     spec = get_dataset(wildcards.dataset)
     if spec.synthetic:
         return f"results/raw/synthetic/{spec.synthetic}"
-    raise WorkflowError(f"dataset {wildcards.dataset!r} has no raw-data source configured")
+    raise WorkflowError(
+        f"dataset {wildcards.dataset!r} has no raw-data source configured"
+    )
 
 
 def get_raw_files(wildcards):
@@ -78,3 +84,29 @@ def get_model_targets():
 
 def get_all_targets():
     return get_model_targets()
+
+
+# --- slurm ---
+# What each heavy job asks the scheduler for (mem_mb in MB, runtime in minutes). Embedded synthetic data is
+# tiny; real corpora (IMDB, SNLI, CNN) need more. `attempt` (1, 2, ...) grows the request on each retry, so
+# a job killed for memory or time succeeds on resubmission (retries: in profiles/slurm).
+
+
+def _is_synthetic(wildcards):
+    return get_dataset(wildcards.dataset).synthetic is not None
+
+
+def get_preprocess_mem_mb(wildcards, attempt):
+    return (1000 if _is_synthetic(wildcards) else 8000) * attempt
+
+
+def get_preprocess_runtime(wildcards, attempt):
+    return (10 if _is_synthetic(wildcards) else 120) * attempt
+
+
+def get_train_mem_mb(wildcards, attempt):
+    return (2000 if _is_synthetic(wildcards) else 8000) * attempt
+
+
+def get_train_runtime(wildcards, attempt):
+    return (30 if _is_synthetic(wildcards) else 720) * attempt

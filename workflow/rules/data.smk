@@ -4,27 +4,40 @@
 rule synthesize_sentiment:
     output:
         "results/raw/synthetic/sentiment/data.csv",
+    log:
+        "logs/raw/synthetic/sentiment.log",
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     params:
         seed=config["synthetic"]["seed"],
         options=config["synthetic"]["sentiment"],
-    log:
-        "logs/raw/synthetic/sentiment.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/synthesize.py"
 
 
 rule synthesize_nli:
     output:
-        expand("results/raw/synthetic/nli/snli_1.0_{split}.tsv", split=["train", "dev", "test"]),
+        expand(
+            "results/raw/synthetic/nli/snli_1.0_{split}.tsv",
+            split=["train", "dev", "test"],
+        ),
+    log:
+        "logs/raw/synthetic/nli.log",
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     params:
         seed=config["synthetic"]["seed"],
         options=config["synthetic"]["nli"],
-    log:
-        "logs/raw/synthetic/nli.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/synthesize.py"
 
@@ -40,13 +53,18 @@ rule synthesize_babi:
             ],
             split=["train", "test"],
         ),
+    log:
+        "logs/raw/synthetic/babi.log",
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     params:
         seed=config["synthetic"]["seed"],
         options=config["synthetic"]["babi"],
-    log:
-        "logs/raw/synthetic/babi.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/synthesize.py"
 
@@ -57,12 +75,16 @@ rule preprocess:
     output:
         instances="results/preprocessed/{dataset}/instances.parquet",
         meta="results/preprocessed/{dataset}/meta.json",
-    params:
-        raw_dir=get_raw_dir,
-        options=config["preprocessing"],
     log:
         "logs/preprocess/{dataset}.log",
     conda:
         "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=get_preprocess_mem_mb,
+        runtime=get_preprocess_runtime,
+    params:
+        raw_dir=get_raw_dir,
+        options=config["preprocessing"],
     script:
         "../scripts/preprocess.py"
