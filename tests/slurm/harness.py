@@ -58,7 +58,8 @@ def make_workdir(path: Path, config: dict) -> Path:
     return path
 
 
-def snakemake(workdir: Path, *args: str, env: dict | None = None, timeout_s: int = 600) -> tuple[subprocess.CompletedProcess, float]:
+def snakemake(workdir: Path, *args: str, env: dict | None = None,
+              timeout_s: int = 600) -> tuple[subprocess.CompletedProcess, float]:
     """Run the repository's workflow in `workdir` under `timeout -s INT` (SIGINT cancels SLURM jobs; TERM hangs)."""
     env = {**os.environ, **(env or {})}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "src"), env.get("PYTHONPATH", "")) if p)
