@@ -66,13 +66,15 @@ def collate(rows: pd.DataFrame, extra_padding: int = 0) -> Batch:
     question = question_lengths = None
     if "question" in rows and rows["question"].notna().all():
         question, question_lengths = pad_sequences(list(rows["question"]))
+    candidates = torch.as_tensor(np.stack(rows["candidates"].to_list()), dtype=torch.bool) if "candidates" in rows else None
     return Batch(
         tokens=tokens,
         lengths=lengths,
-        labels=torch.as_tensor(rows["label"].to_numpy(dtype=np.int64)),
+        labels=torch.tensor(rows["label"].to_numpy(dtype=np.int64)),
         instance_ids=list(rows["instance_id"]),
         question=question,
         question_lengths=question_lengths,
+        candidates=candidates,
     )
 
 

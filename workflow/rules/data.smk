@@ -2,47 +2,45 @@
 
 
 rule synthesize_sentiment:
+    localrule: True
     output:
         "results/raw/synthetic/sentiment/data.csv",
-    log:
-        "logs/raw/synthetic/sentiment.log",
-    localrule: True
-    conda:
-        "../envs/attnexp.yaml"
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["sentiment"],
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["sentiment"],
+    log:
+        "logs/raw/synthetic/sentiment.log",
+    conda:
+        "../envs/attnexp.yaml"
     script:
         "../scripts/synthesize.py"
 
 
 rule synthesize_nli:
-    output:
-        expand(
-            "results/raw/synthetic/nli/snli_1.0_{split}.tsv",
-            split=["train", "dev", "test"],
-        ),
-    log:
-        "logs/raw/synthetic/nli.log",
     localrule: True
-    conda:
-        "../envs/attnexp.yaml"
+    output:
+        expand("results/raw/synthetic/nli/snli_1.0_{split}.tsv", split=["train", "dev", "test"]),
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["nli"],
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["nli"],
+    log:
+        "logs/raw/synthetic/nli.log",
+    conda:
+        "../envs/attnexp.yaml"
     script:
         "../scripts/synthesize.py"
 
 
 rule synthesize_babi:
+    localrule: True
     output:
         expand(
             "results/raw/synthetic/babi/en/{stem}_{split}.txt",
@@ -53,18 +51,17 @@ rule synthesize_babi:
             ],
             split=["train", "test"],
         ),
-    log:
-        "logs/raw/synthetic/babi.log",
-    localrule: True
-    conda:
-        "../envs/attnexp.yaml"
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["babi"],
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["babi"],
+    log:
+        "logs/raw/synthetic/babi.log",
+    conda:
+        "../envs/attnexp.yaml"
     script:
         "../scripts/synthesize.py"
 
@@ -75,16 +72,17 @@ rule preprocess:
     output:
         instances="results/preprocessed/{dataset}/instances.parquet",
         meta="results/preprocessed/{dataset}/meta.json",
-    log:
-        "logs/preprocess/{dataset}.log",
-    conda:
-        "../envs/attnexp.yaml"
+    params:
+        raw_dir=get_raw_dir,
+        options=config["preprocessing"],
+        user_files=config["data"]["user_files"],
     threads: 1
     resources:
         mem_mb=get_preprocess_mem_mb,
         runtime=get_preprocess_runtime,
-    params:
-        raw_dir=get_raw_dir,
-        options=config["preprocessing"],
+    log:
+        "logs/preprocess/{dataset}.log",
+    conda:
+        "../envs/attnexp.yaml"
     script:
         "../scripts/preprocess.py"
