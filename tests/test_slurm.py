@@ -67,19 +67,33 @@ def test_site_profile_plans_the_grid(tmp_path):
     assert "rule train:" in result.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.slurm
-def test_tiny_grid_on_slurm_matches_local_run(slurm, tmp_path):
-    local = harness.make_workdir(tmp_path / "local", harness.tiny_config())
+@pytest.fixture(scope="module")
+def grid_runs(slurm, tmp_path_factory):
+    """The tiny grid run locally and on SLURM; the SLURM run's first `preprocess` job is made to fail once
+    (tests/slurm/inject), so the same run also exercises the profile's retries."""
+    root = tmp_path_factory.mktemp("grid")
+    local = harness.make_workdir(root / "local", harness.tiny_config())
     local_run, local_seconds = harness.run_local(local)
     assert local_run.returncode == 0, _show(local_run)
 
-    cluster = harness.make_workdir(tmp_path / "slurm", harness.tiny_config())
-    cluster_run, cluster_seconds = harness.run_slurm(cluster)
-    print(f"tiny grid: local {local_seconds:.1f} s, SLURM {cluster_seconds:.1f} s (bring-up {slurm:.1f} s)")
-    assert cluster_run.returncode == 0, _show(cluster_run)
-    assert "has been submitted with SLURM jobid" in cluster_run.stderr, "no job went through sbatch"
+    cluster = harness.make_workdir(root / "slurm", harness.tiny_config())
+    marker = root / "failed-once"
+    inject = {
+        "PYTHONPATH": os.pathsep.join([str(harness.HERE / "inject"), os.environ.get("PYTHONPATH", "")]),
+        "ATTNEXP_FAIL_ONCE_RULE": "preprocess",
+        "ATTNEXP_FAIL_ONCE_MARKER": str(marker),
+    }
+    cluster_run, cluster_seconds = harness.run_slurm(cluster, env=inject)
+    print(f"tiny grid: local {local_seconds:.1f} s, SLURM {cluster_seconds:.1f} s incl. one retry (bring-up {slurm:.1f} s)")
+    return {"local": local, "cluster": cluster, "run": cluster_run, "marker": marker}
 
+
+@pytest.mark.slow
+@pytest.mark.slurm
+def test_tiny_grid_on_slurm_matches_local_run(grid_runs):
+    run, local, cluster = grid_runs["run"], grid_runs["local"], grid_runs["cluster"]
+    assert run.returncode == 0, _show(run)
+    assert "has been submitted with SLURM jobid" in run.stderr, "no job went through sbatch"
     expected = harness.result_files(local)
     assert expected, "the local run produced nothing under results/"
     assert harness.result_files(cluster) == expected
@@ -89,19 +103,10 @@ def test_tiny_grid_on_slurm_matches_local_run(slurm, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.slurm
-def test_failed_slurm_job_is_retried(slurm, tmp_path):
-    """The first SLURM job of `preprocess` dies (tests/slurm/inject); profile retries resubmit it and the run completes."""
-    workdir = harness.make_workdir(tmp_path / "run", harness.tiny_config())
-    marker = tmp_path / "failed-once"
-    inject = {
-        "PYTHONPATH": os.pathsep.join([str(harness.HERE / "inject"), os.environ.get("PYTHONPATH", "")]),
-        "ATTNEXP_FAIL_ONCE_RULE": "preprocess",
-        "ATTNEXP_FAIL_ONCE_MARKER": str(marker),
-    }
-    target = "results/preprocessed/syn_sentiment/meta.json"
-    result, seconds = harness.run_slurm(workdir, target, env=inject)
-    print(f"retry run: {seconds:.1f} s")
-    assert marker.exists(), "the failure was never injected:\n" + _show(result)
-    assert result.returncode == 0, _show(result)
-    assert "Error in rule preprocess" in result.stderr and "Trying to restart job" in result.stderr, _show(result)
-    assert (workdir / target).is_file()
+def test_failed_slurm_job_is_retried(grid_runs):
+    """The first SLURM job of `preprocess` died; the profile's retries resubmitted it and the run completed."""
+    run = grid_runs["run"]
+    assert grid_runs["marker"].exists(), "the failure was never injected:\n" + _show(run)
+    assert "Error in rule preprocess" in run.stderr and "Trying to restart job" in run.stderr, _show(run)
+    assert run.returncode == 0, _show(run)
+    assert (grid_runs["cluster"] / "results/preprocessed/syn_sentiment/meta.json").is_file()
