@@ -106,3 +106,30 @@ def get_dataset(name: str) -> DatasetSpec:
         return DATASETS[name]
     except KeyError:
         raise KeyError(f"unknown dataset {name!r}; known datasets: {', '.join(sorted(DATASETS))}") from None
+
+
+register(
+    DatasetSpec(
+        name="syn_agreement",
+        task="bc",
+        raw_files=("data.csv",),
+        read=lambda raw: read_jw_csv(raw / "data.csv"),
+        description="subject-verb number agreement up to the verb, subject position known (generated; A&Z §2.1 substitute)",
+        epochs=8,
+        batch_size=32,
+        synthetic="agreement",
+        comparable=False,
+    )
+)
+register(
+    DatasetSpec(
+        name="linzen_agreement",
+        task="bc",
+        raw_files=("data.csv",),
+        read=lambda raw: read_jw_csv(raw / "data.csv"),
+        description="Linzen et al. (2016) agreement corpus up to the verb (user-supplied path: az.linzen_path)",
+        epochs=20,
+        batch_size=64,
+        extra={"raw_dir": "results/raw/linzen"},
+    )
+)
