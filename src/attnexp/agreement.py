@@ -87,7 +87,8 @@ def write_agreement(path: str | Path, seed: int, options: dict) -> Path:
     frame = agreement_frame(seed, options["sizes"], options.get("max_modifiers", 3), options.get("attractor_rate", 0.5))
     write_csv(path, frame)
     print(f"agreement: {len(frame)} sentences, {frame['label'].mean():.2f} plural, "
-          f"{(frame['n_attractors'] > 0).mean():.2f} with attractors, mean length {frame['text'].str.split().str.len().mean():.1f}")
+          f"{(frame['n_attractors'] > 0).mean():.2f} with attractors, "
+          f"mean length {frame['text'].str.split().str.len().mean():.1f}")
     return Path(path)
 
 
@@ -102,7 +103,8 @@ def read_linzen_tsv(path: str | Path, seed: int = 0, fractions: tuple[float, flo
     frame = pd.read_csv(path, sep="\t", quoting=3, keep_default_na=False, nrows=limit)
     missing = {"sentence", "verb_index", "subj_index", "verb_pos"} - set(frame.columns)
     if missing:
-        raise ValueError(f"{path}: missing column(s) {sorted(missing)}; expected the rnn_agreement TSV (agr_50_mostcommon_10K.tsv)")
+        raise ValueError(f"{path}: missing column(s) {sorted(missing)}; "
+                         "expected the rnn_agreement TSV (agr_50_mostcommon_10K.tsv)")
     frame = frame[frame["verb_pos"].isin(["VBZ", "VBP"])].reset_index(drop=True)
     verb = frame["verb_index"].astype(int) - 1
     words = frame["sentence"].str.split()

@@ -4,7 +4,6 @@ method finds the subject on agreement data, and write the paper's tables and fig
 """
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -43,7 +42,8 @@ def run_transformer_training(instances_dir, dataset: str, seed: int, model_optio
     save_model(result.model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], result.history)
     write_yaml(outputs["config"], run_config)
-    write_json(outputs["metrics"], {**result.test_metrics, "dataset": dataset, "encoder": "transformer", "attention": "self", "seed": seed})
+    identity = {"dataset": dataset, "encoder": "transformer", "attention": "self", "seed": seed}
+    write_json(outputs["metrics"], {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics
 
@@ -269,7 +269,8 @@ def plot_cls_maps(relevance_path, instances_dir, path) -> None:
             values = np.array([list(v) for v in getattr(example, method)])
             ax = axes[row, col]
             ax.imshow(values, aspect="auto", cmap="Blues", vmin=0, vmax=values.max(), origin="lower")
-            ax.set_xticks(range(len(words)), [f"*{w}*" if i in subject else w for i, w in enumerate(words)], rotation=90, fontsize=7)
+            labels = [f"*{w}*" if i in subject else w for i, w in enumerate(words)]
+            ax.set_xticks(range(len(words)), labels, rotation=90, fontsize=7)
             ax.set_yticks(range(len(values)), [f"L{k + 1}" for k in range(len(values))])
             ax.set_title(f"{method} ({example.instance_id}, {status})", fontsize=9)
     fig.tight_layout()

@@ -8,13 +8,13 @@ ruleorder: train_transformer > train
 rule synthesize_agreement:
     output:
         "results/raw/synthetic/agreement/data.csv",
-    params:
-        seed=config["az"]["agreement"]["seed"],
-        options=config["az"]["agreement"],
     log:
         "logs/raw/synthetic/agreement.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        seed=config["az"]["agreement"]["seed"],
+        options=config["az"]["agreement"],
     script:
         "../scripts/az_agreement.py"
 
@@ -24,12 +24,12 @@ rule linzen_agreement:
         get_linzen_path,
     output:
         "results/raw/linzen/data.csv",
-    params:
-        seed=config["az"]["sample_seed"],
     log:
         "logs/raw/linzen.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        seed=config["az"]["sample_seed"],
     script:
         "../scripts/az_linzen.py"
 
@@ -43,19 +43,19 @@ rule train_transformer:
         metrics="results/models/{dataset}/transformer-self/seed{seed}/metrics.json",
         history="results/models/{dataset}/transformer-self/seed{seed}/train_log.csv",
         config="results/models/{dataset}/transformer-self/seed{seed}/config.yaml",
+    log:
+        "logs/train/{dataset}/transformer-self/seed{seed}.log",
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=120,
     params:
         model_options=config["az"]["model"],
         train_options=config["az"]["train"],
         select_on=config["model_selection"]["split"],
         deterministic=config["seeding"]["deterministic"],
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=120,
-    log:
-        "logs/train/{dataset}/transformer-self/seed{seed}.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/az_train.py"
 
@@ -69,16 +69,16 @@ rule az_analyse:
         correlations="results/az/{dataset}/seed{seed}/correlations.parquet",
         summary="results/az/{dataset}/seed{seed}/correlation_summary.csv",
         recovery="results/az/{dataset}/seed{seed}/subject_recovery.csv",
-    params:
-        options=get_az_options,
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=60,
     log:
         "logs/az/{dataset}/seed{seed}.log",
     conda:
         "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    params:
+        options=get_az_options,
     script:
         "../scripts/az_analyse.py"
 
@@ -91,12 +91,12 @@ rule az_tables:
         summary="results/az/correlation_summary.csv",
         recovery="results/az/subject_recovery.csv",
         tables="results/az/tables.md",
-    params:
-        gradient=config["az"]["gradient"],
     log:
         "logs/az/tables.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        gradient=config["az"]["gradient"],
     script:
         "../scripts/az_tables.py"
 
@@ -110,12 +110,12 @@ rule az_correlation_figure:
             caption="../report/az_correlation_by_layer.rst",
             category="Abnar & Zuidema",
         ),
-    params:
-        gradient=config["az"]["gradient"],
     log:
         "logs/az/correlation_figure.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        gradient=config["az"]["gradient"],
     script:
         "../scripts/az_correlation_figure.py"
 

@@ -1,0 +1,200 @@
+"""Abnar & Zuidema stage: Transformer, rollout, flow, importance, Spearman, agreement generator."""
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy.stats import spearmanr
+
+from attnexp.agreement import CLASSES, NOUNS, PLACES, agreement_frame, plural, read_linzen_tsv
+from attnexp.az_importance import blank_out, input_gradients
+from attnexp.batching import collate
+from attnexp.correlation import spearman_ragged, spearman_rows
+from attnexp.flow import attention_flow, batch_flow, networkx_graph
+from attnexp.models import load_model, save_model
+from attnexp.rollout import head_average, raw_relevance, residual_augment, rollout, rollout_relevance
+from attnexp.transformer import build_transformer
+
+torch.set_num_threads(1)
+
+
+def random_maps(rng, batch=2, layers=3, heads=2, n=6):
+    return torch.softmax(torch.as_tensor(rng.normal(size=(batch, layers, heads, n, n)) * 2), dim=-1)
+
+
+def tiny_rows(task="bc", n=4, seed=0):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(3, 9, size=n)
+    rows = {"instance_id": [f"x{i}" for i in range(n)], "tokens": [[2, *rng.integers(4, 30, k), 3] for k in lengths],
+            "label": rng.integers(0, 2 if task == "bc" else 3, size=n), "length": lengths}
+    if task != "bc":
+        rows["question"] = [[2, *rng.integers(4, 30, 3), 3] for _ in range(n)]
+    return pd.DataFrame(rows)
+
+
+def tiny_model(task="bc", seed=0):
+    torch.manual_seed(seed)
+    meta = {"vocab": [str(i) for i in range(30)], "classes": ["a", "b"] if task == "bc" else ["a", "b", "c"], "task": task}
+    return build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=16).eval()
+
+
+def test_rollout_of_identity_attention_is_identity():
+    maps = torch.eye(5).expand(1, 4, 3, 5, 5)
+    products = rollout(residual_augment(head_average(maps)))
+    assert torch.allclose(products, torch.eye(5).expand(1, 4, 5, 5))
+
+
+def test_rollout_rows_sum_to_one_and_layer_one_matches_flow():
+    rng = np.random.default_rng(1)
+    maps = random_maps(rng)
+    lengths = torch.tensor([6, 6])
+    augmented = residual_augment(head_average(maps))
+    assert torch.allclose(rollout(augmented).sum(-1), torch.ones(2, 3, 6, dtype=maps.dtype))
+    roll = rollout_relevance(maps, lengths)
+    flow, _ = batch_flow(augmented.numpy(), lengths.numpy(), progress=False)
+    assert np.allclose(flow.sum(-1), 1)
+    assert np.allclose(roll[:, 0].numpy(), augmented[:, 0, 0].numpy())
+    assert np.allclose(flow[:, 0], augmented[:, 0, 0].numpy(), atol=1e-5)
+
+
+def test_relevance_ignores_padding():
+    rng = np.random.default_rng(2)
+    maps = random_maps(rng, batch=1, n=5)
+    padded = torch.zeros(1, 3, 2, 7, 7, dtype=maps.dtype)
+    padded[..., :5, :5] = maps
+    padded[..., 5:, :5] = 0.2
+    for fn in (raw_relevance, rollout_relevance):
+        assert torch.allclose(fn(padded, torch.tensor([5]))[..., :5], fn(maps, torch.tensor([5])))
+        assert fn(padded, torch.tensor([5]))[..., 5:].abs().max() == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_flow_equals_networkx_max_flow(seed):
+    rng = np.random.default_rng(seed)
+    layers, n = int(rng.integers(1, 4)), int(rng.integers(2, 9))
+    augmented = residual_augment(head_average(random_maps(rng, 1, layers, 2, n)))[0].numpy()
+    query = int(rng.integers(n))
+    ours = attention_flow(augmented, query=query, normalise=False)
+    graph = networkx_graph(augmented)
+    reference = np.array([[nx.maximum_flow_value(graph, layer * n + query, j) for j in range(n)]
+                          for layer in range(1, layers + 1)])
+    assert np.abs(ours - reference).max() < 1e-5
+    assert ours.min() >= 0 and ours.max() <= 1 + 1e-6
+    assert np.abs(attention_flow(augmented, query=query, solver="networkx") - attention_flow(augmented, query=query)).max() < 1e-5
+
+
+def test_flow_is_permutation_equivariant():
+    rng = np.random.default_rng(5)
+    augmented = residual_augment(head_average(random_maps(rng, 1, 3, 2, 6)))[0].numpy()
+    perm = rng.permutation(6)
+    permuted = augmented[:, perm][:, :, perm]
+    query = int(np.nonzero(perm == 0)[0][0])
+    assert np.allclose(attention_flow(permuted, query=query), attention_flow(augmented)[:, perm], atol=1e-5)
+
+
+def test_spearman_equals_scipy_with_ties_and_constants():
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 4, size=(20, 7)).astype(float), rng.normal(size=(20, 7))
+    a[0] = 1.0
+    ours = spearman_rows(a, b)
+    expected = np.array([spearmanr(x, y).statistic for x, y in zip(a, b, strict=True)])
+    assert np.isnan(ours[0]) and np.isnan(expected[0])
+    assert np.allclose(ours[1:], expected[1:])
+    assert np.allclose(spearman_rows(b, b), 1)
+    starts, stops = np.zeros(20, dtype=int), rng.integers(3, 8, size=20)
+    ragged = spearman_ragged(b, a, starts, stops)
+    for i in range(1, 20):
+        assert np.isclose(ragged[i], spearmanr(b[i, : stops[i]], a[i, : stops[i]]).statistic, equal_nan=True)
+
+
+@pytest.mark.parametrize("task", ["bc", "nli"])
+def test_transformer_interface_and_exact_decode(task, tmp_path):
+    model, batch = tiny_model(task), collate(tiny_rows(task))
+    out = model(batch)
+    assert torch.allclose(out.attention.sum(-1), torch.ones(batch.size))
+    assert out.attention.masked_select(~batch.real_mask).abs().max() == 0
+    swapped = torch.stack([out.attention, out.attention.flip(-1) * batch.real_mask], dim=1)
+    assert torch.allclose(model.decode(out.encoded, swapped, batch)[:, 0], out.logits, atol=1e-6)
+    maps = out.encoded.maps
+    assert maps.shape == (batch.size, 2, 2, batch.tokens.shape[1], batch.tokens.shape[1])
+    assert torch.allclose(maps.sum(-1)[:, :, :, 0], torch.ones(batch.size, 2, 2))
+    save_model(model, tmp_path / "m.pt")
+    assert torch.allclose(load_model(tmp_path / "m.pt")(batch).logits, out.logits)
+
+
+def test_transformer_ignores_padding():
+    model, rows = tiny_model(), tiny_rows()
+    alone = torch.cat([model(collate(rows.iloc[[i]])).logits for i in range(len(rows))])
+    assert torch.allclose(model(collate(rows, extra_padding=3)).logits, alone, atol=1e-5)
+
+
+def test_blank_out_and_gradients_match_per_example_reference():
+    model, rows = tiny_model(), tiny_rows()
+    batch = collate(rows)
+    blank = blank_out(model, batch)
+    grad, gxi = input_gradients(model, batch)
+    for i in range(len(rows)):
+        tokens = list(rows["tokens"].iloc[i])
+        single = collate(rows.iloc[[i]])
+        p = model.distribution(model(single).logits)[0, rows["label"].iloc[i]]
+        for j in range(len(tokens)):
+            variant = rows.iloc[[i]].assign(tokens=[[*tokens[:j], 1, *tokens[j + 1 :]]])
+            q = model.distribution(model(collate(variant)).logits)[0, rows["label"].iloc[i]]
+            assert torch.isclose(blank[i, j], (p - q).abs(), atol=1e-6)
+        embedded = model.embed(single.tokens).detach().requires_grad_(True)
+        encoded = model.encode(single, embedded)
+        prob = model.distribution(model.decode(encoded, model.attend(encoded, single), single))[0, rows["label"].iloc[i]]
+        prob.backward()
+        assert torch.allclose(grad[i, : len(tokens)], embedded.grad[0].sum(-1).abs(), atol=1e-6)
+        assert torch.allclose(gxi[i, : len(tokens)], (embedded.grad[0] * embedded[0]).sum(-1).abs(), atol=1e-6)
+    assert blank.masked_select(~batch.padding_mask).abs().max() == 0
+
+
+def test_agreement_labels_are_correct_by_construction():
+    frame = agreement_frame(7, {"train": 300, "dev": 10, "test": 10})
+    singular, plurals = set(NOUNS + PLACES), {plural(n) for n in NOUNS + PLACES}
+    for row in frame.itertuples():
+        words = row.text.split()
+        subject = words[row.subject]
+        assert subject in (plurals if row.label == 1 else singular)
+        assert subject.rstrip("s") in NOUNS or subject in ("child", "children")
+        assert str(row.subject) == row.rationale
+    assert 0.3 < frame["label"].mean() < 0.7 and (frame["n_attractors"] > 0).mean() > 0.3
+    assert len(CLASSES) == 2
+
+
+def test_linzen_reader_cuts_before_the_verb(tmp_path):
+    path = tmp_path / "agr.tsv"
+    pd.DataFrame({"sentence": ["the keys to the cabinet are here", "the dog runs"], "verb_index": [6, 3], "subj_index": [2, 2],
+                  "verb_pos": ["VBP", "VBZ"], "n_diff_intervening": [1, 0]}).to_csv(path, sep="\t", index=False)
+    frame = read_linzen_tsv(path)
+    assert list(frame["text"]) == ["the keys to the cabinet", "the dog"]
+    assert list(frame["label"]) == [1, 0] and list(frame["subject"]) == [1, 1]
+
+
+@pytest.mark.parametrize("task", ["bc", "qa"])
+def test_transformer_trains_with_the_shared_training_loop(task):
+    from attnexp.train import TrainSettings, train
+
+    rows = pd.concat([tiny_rows(task, 24, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
+                     ignore_index=True)
+    rows["instance_id"] = [f"x{i}" for i in range(len(rows))]
+    model = tiny_model(task)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    result = train(model, rows, TrainSettings(epochs=2, batch_size=8, seed=0), progress=lambda _: None)
+    assert len(result.history) == 2 and 0 <= result.test_metrics["accuracy"] <= 1
+    assert any(not torch.equal(before[k], v) for k, v in result.model.state_dict().items())
+
+
+def test_config_az_defaults_and_errors():
+    from pathlib import Path
+
+    from attnexp.config import ConfigError, validate_config
+
+    schema = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+    base = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
+    config = validate_config(dict(base), schema)
+    assert config["az"]["flow_solver"] == "scipy" and config["az"]["model"]["n_layers"] == 6
+    with pytest.raises(ConfigError, match="relevance_row"):
+        validate_config({**base, "az": {"relevance_row": "mean"}}, schema)
