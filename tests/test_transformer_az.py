@@ -198,3 +198,43 @@ def test_config_az_defaults_and_errors():
     assert config["az"]["flow_solver"] == "scipy" and config["az"]["model"]["n_layers"] == 6
     with pytest.raises(ConfigError, match="relevance_row"):
         validate_config({**base, "az": {"relevance_row": "mean"}}, schema)
+
+
+@pytest.mark.slow
+def test_transformer_stage_end_to_end(tmp_path):
+    from .test_workflow import snakemake, tiny_config
+
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    result = snakemake(tmp_path, "transformer", config=config)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    summary = pd.read_csv(tmp_path / "results/az/correlation_summary.csv")
+    assert set(summary["method"]) == {"raw", "rollout", "flow"} and summary["layer"].max() == 2
+    assert summary["n"].eq(20).all() and summary["mean"].between(-1, 1).all()
+    recovery = pd.read_csv(tmp_path / "results/az/subject_recovery.csv")
+    assert recovery["top1"].between(0, 1).all()
+    assert "L2" in (tmp_path / "results/az/tables.md").read_text()
+    assert (tmp_path / "results/az/figures/cls_maps/syn_agreement_seed0.png").stat().st_size > 0
+
+
+def test_subject_recovery_matches_a_per_example_reference():
+    from attnexp.az import subject_recovery
+
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(4, 9, size=12)
+    relevance = pd.DataFrame({"length": lengths, "raw": [[list(rng.random(n))] for n in lengths],
+                              "rollout": [[list(rng.random(n))] for n in lengths],
+                              "flow": [[list(rng.random(n))] for n in lengths],
+                              **{k: [list(rng.random(n)) for n in lengths] for k in ("blankout", "grad", "grad_x_input")}})
+    truth = pd.Series([sorted(rng.choice(np.arange(1, n - 1), size=int(rng.integers(1, 3)), replace=False).tolist())
+                       for n in lengths])
+    table = subject_recovery(relevance, truth, "t").set_index(["method", "layer"])
+    for method, layer, column in (("raw", 1, lambda r: r[0]), ("blankout", 0, lambda r: r)):
+        top1, rr = [], []
+        for i, n in enumerate(lengths):
+            values = np.asarray(column(relevance[method].iloc[i]))[1 : n - 1]
+            order = np.argsort(-values)
+            ranks = [int(np.nonzero(order == p - 1)[0][0]) + 1 for p in truth[i]]
+            top1.append(min(ranks) == 1)
+            rr.append(1 / min(ranks))
+        assert np.isclose(table.loc[(method, layer), "top1"], np.mean(top1))
+        assert np.isclose(table.loc[(method, layer), "mrr"], np.mean(rr))
