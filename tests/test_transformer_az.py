@@ -84,6 +84,24 @@ def test_flow_equals_networkx_max_flow(seed):
     assert np.abs(attention_flow(augmented, query=query, solver="networkx") - attention_flow(augmented, query=query)).max() < 1e-5
 
 
+def test_batched_flow_equals_per_example_flow():
+    rng = np.random.default_rng(6)
+    lengths = np.array([5, 3, 6, 4])
+    augmented = np.zeros((4, 3, 6, 6))
+    for b, n in enumerate(lengths):
+        augmented[b, :, :n, :n] = residual_augment(head_average(random_maps(rng, 1, 3, 2, int(n))))[0].numpy()
+    for max_problems in (1, 30, 10_000):
+        flows, seconds = batch_flow(augmented, lengths, progress=False, max_problems=max_problems)
+        assert (seconds > 0).all()
+        for b, n in enumerate(lengths):
+            assert np.allclose(flows[b, :, :n], attention_flow(augmented[b, :, :n, :n]))
+            assert flows[b, :, n:].max(initial=0) == 0
+    rows, _ = batch_flow(augmented, lengths, row="max_over_rows", progress=False)
+    n = lengths[0]
+    expected = np.max([attention_flow(augmented[0, :, :n, :n], query=q) for q in range(n)], axis=0)
+    assert np.allclose(rows[0, :, :n], expected / expected.sum(-1, keepdims=True))
+
+
 def test_flow_is_permutation_equivariant():
     rng = np.random.default_rng(5)
     augmented = residual_augment(head_average(random_maps(rng, 1, 3, 2, 6)))[0].numpy()

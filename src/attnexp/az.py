@@ -253,7 +253,7 @@ def plot_correlation_curves(summary_path, gradient: str, path) -> None:
 
 def plot_cls_maps(relevance_path, instances_dir, path) -> None:
     """CLS relevance maps across layers (A&Z Figs. 2-3) for two examples picked by id: the first correctly
-    classified and the first misclassified test example (in id order), one heatmap per method."""
+    classified and the first misclassified test example (in id order, among the longer half), one heatmap per method."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -263,6 +263,7 @@ def plot_cls_maps(relevance_path, instances_dir, path) -> None:
     from .preprocess import load_preprocessed
 
     relevance = pd.read_parquet(relevance_path).sort_values("instance_id", kind="stable")
+    relevance = relevance[relevance["length"] >= relevance["length"].median()]
     vocab = load_preprocessed(instances_dir)[1]["vocab"]
     correct = relevance[relevance["label"] == relevance["predicted"]].head(1)
     wrong = relevance[relevance["label"] != relevance["predicted"]].head(1)

@@ -41,101 +41,117 @@ def networkx_graph(augmented: np.ndarray):
     return graph
 
 
-def _union_graph(augmented: np.ndarray, problems: list[tuple[int, int]], query: int, scale: float
-                 ) -> tuple[csr_matrix, np.ndarray]:
-    """Disjoint copies of the pruned graph, one per (layer, sink) problem, joined by a super source/sink.
+def _union_graph(examples: list[np.ndarray], queries: list[int], scale: float) -> tuple[csr_matrix, list[np.ndarray]]:
+    """Disjoint copies of the pruned graph, one per (example, layer, sink) problem, joined by a super source
+    (node 0) and a super sink (node 1).
 
-    Copy c keeps only what a flow from (layer, query) to (0, sink) can use: the query row at the top,
-    full layers below it and the sink's column at the bottom. Copies share no node, so a maximum flow of
-    the union is a maximum flow of every copy, and copy c's value is the flow on its edge into the super
-    sink (node 1; node 0 is the super source). Returns the graph and each copy's bottom node.
+    Copy (e, l, j) keeps only what a flow from (l, q_e) to (0, j) can use: the query row at the top, full
+    layers below it and column j at the bottom. Copies share no node, so a maximum flow of the union is a
+    maximum flow of every copy, and each copy's value is the flow on its edge from the super source.
+    Returns the graph and, per example, the top node of each copy as an array [L, n].
     """
-    n = augmented.shape[1]
-    capacity = np.rint(augmented * scale).astype(np.int64)
-    edges, bottoms = [], np.zeros(len(problems), dtype=np.int64)
-    layers = np.array([p[0] for p in problems])
-    sinks = np.array([p[1] for p in problems])
-    offset = 2
-    for layer in np.unique(layers):
-        index = np.nonzero(layers == layer)[0]
-        size = 2 + (layer - 1) * n  # top, middle layers layer-1 .. 1, bottom
-        tops = offset + size * np.arange(len(index))
-        bottom = tops + size - 1
-        bottoms[index] = bottom
-        if layer == 1:
-            edges.append((tops, bottom, capacity[0, query, sinks[index]]))
-        else:
-            middle = tops[:, None] + 1
-            edges.append((np.repeat(tops, n), (middle + np.arange(n)).ravel(), np.tile(capacity[layer - 1, query], len(index))))
-            for depth, k in enumerate(range(layer - 1, 1, -1)):  # layer k -> layer k-1
-                i, j = np.nonzero(capacity[k - 1] > 0)
-                upper = middle + depth * n
-                edges.append(((upper + i).ravel(), (upper + n + j).ravel(), np.tile(capacity[k - 1, i, j], len(index))))
-            lowest = middle + (layer - 2) * n + np.arange(n)
-            edges.append((lowest.ravel(), np.repeat(bottom, n), capacity[0][:, sinks[index]].T.ravel()))
-        edges.append((np.zeros(len(index), dtype=np.int64), tops, np.full(len(index), 2 * int(scale))))
-        edges.append((bottom, np.ones(len(index), dtype=np.int64), np.full(len(index), 2 * int(scale))))
-        offset += size * len(index)
+    edges, tops_per_example, offset = [], [], 2
+    for augmented, query in zip(examples, queries, strict=True):
+        n_layers, n, _ = augmented.shape
+        capacity = np.rint(augmented * scale).astype(np.int64)
+        tops_of_layers = []
+        for layer in range(1, n_layers + 1):
+            size = 2 + (layer - 1) * n  # top, middle layers layer-1 .. 1, bottom
+            tops = offset + size * np.arange(n)
+            bottom = tops + size - 1
+            if layer == 1:
+                edges.append((tops, bottom, capacity[0, query]))
+            else:
+                middle = tops[:, None] + 1
+                edges.append((np.repeat(tops, n), (middle + np.arange(n)).ravel(), np.tile(capacity[layer - 1, query], n)))
+                for depth, k in enumerate(range(layer - 1, 1, -1)):  # layer k -> layer k-1
+                    i, j = np.nonzero(capacity[k - 1] > 0)
+                    upper = middle + depth * n
+                    edges.append(((upper + i).ravel(), (upper + n + j).ravel(), np.tile(capacity[k - 1, i, j], n)))
+                lowest = middle + (layer - 2) * n + np.arange(n)
+                edges.append((lowest.ravel(), np.repeat(bottom, n), capacity[0].T.ravel()))
+            edges.append((np.zeros(n, dtype=np.int64), tops, np.full(n, 2 * int(scale))))
+            edges.append((bottom, np.ones(n, dtype=np.int64), np.full(n, 2 * int(scale))))
+            tops_of_layers.append(tops)
+            offset += size * n
+        tops_per_example.append(np.stack(tops_of_layers))
     source, target, cap = (np.concatenate([e[part] for e in edges]) for part in range(3))
     keep = cap > 0
     graph = csr_matrix((cap[keep].astype(np.int32), (source[keep], target[keep])), shape=(offset, offset))
-    return graph, bottoms
+    return graph, tops_per_example
 
 
-def attention_flow(augmented: np.ndarray, layers: list[int] | None = None, query: int = 0, solver: str = "scipy",
-                   scale: float = 1e6, normalise: bool = True, max_problems: int = 1000) -> np.ndarray:
-    """Flow relevance [len(layers), n] of output position `query` at each layer (1-based) for one example.
+def _scipy_flows(examples: list[np.ndarray], queries: list[int], scale: float) -> list[np.ndarray]:
+    """Raw max-flow values [L, n] of every layer and sink for several examples in one SciPy call."""
+    graph, tops = _union_graph(examples, queries, scale)
+    flow = maximum_flow(graph, 0, 1).flow.tocsr()
+    out_of_source = np.zeros(graph.shape[0])
+    start, stop = flow.indptr[0], flow.indptr[1]
+    out_of_source[flow.indices[start:stop]] = flow.data[start:stop]
+    return [out_of_source[t] / scale for t in tops]
+
+
+def _normalised(values: np.ndarray) -> np.ndarray:
+    return values / np.maximum(values.sum(axis=-1, keepdims=True), 1e-12)
+
+
+def attention_flow(augmented: np.ndarray, query: int = 0, solver: str = "scipy", scale: float = 1e6,
+                   normalise: bool = True) -> np.ndarray:
+    """Flow relevance [L, n] of output position `query` at every layer l = 1 .. L for one example.
 
     `augmented` is Â [L, n, n] cropped to the example's n positions. With `normalise`, each row is
-    f_l / sum_j f_l(j) (r_flow,l); otherwise the raw max-flow values f_l(j) in [0, 1]. The scipy solver
-    answers up to `max_problems` (layer, sink) problems per call (see `_union_graph`).
+    f_l / sum_j f_l(j) (r_flow,l); otherwise the raw max-flow values f_l(j) in [0, 1].
     """
     n_layers, n, _ = augmented.shape
-    layers = list(range(1, n_layers + 1)) if layers is None else list(layers)
-    values = np.zeros((len(layers), n))
     if solver == "scipy":
-        problems = [(row, layer, j) for row, layer in enumerate(layers) for j in range(n)]
-        for start in range(0, len(problems), max_problems):
-            chunk = problems[start : start + max_problems]
-            graph, bottoms = _union_graph(augmented, [(layer, j) for _, layer, j in chunk], query, scale)
-            into_sink = maximum_flow(graph, 0, 1).flow.tocsc()[:, 1].toarray().ravel()[bottoms] / scale
-            for (row, _, j), value in zip(chunk, into_sink, strict=True):
-                values[row, j] = value
+        values = _scipy_flows([augmented], [query], scale)[0]
     elif solver == "networkx":
         import networkx as nx
         from networkx.algorithms.flow import edmonds_karp
 
         graph = networkx_graph(augmented)
-        for row, layer in enumerate(layers):
-            for j in range(n):
-                values[row, j] = nx.maximum_flow_value(graph, layer * n + query, j, flow_func=edmonds_karp)
+        values = np.array([[nx.maximum_flow_value(graph, layer * n + query, j, flow_func=edmonds_karp) for j in range(n)]
+                           for layer in range(1, n_layers + 1)])
     else:
         raise ValueError(f"unknown flow solver {solver!r}; choose one of {FLOW_SOLVERS}")
-    if normalise:
-        values = values / np.maximum(values.sum(axis=1, keepdims=True), 1e-12)
-    return values
+    return _normalised(values) if normalise else values
 
 
 def batch_flow(augmented: np.ndarray, lengths: np.ndarray, query: int = 0, row: str = "cls", solver: str = "scipy",
-               scale: float = 1e6, progress: bool = True) -> tuple[np.ndarray, np.ndarray]:
+               scale: float = 1e6, progress: bool = True, max_problems: int = 2000) -> tuple[np.ndarray, np.ndarray]:
     """Flow relevance of every layer for a padded batch Â [B, L, n, n]: ([B, L, n], seconds per example).
 
-    Each example is cropped to its own length; padding gets 0. `row="max_over_rows"` (authors' SST quirk)
-    takes the element-wise max of the normalised flows over every query position, n times the cost.
+    Each example is cropped to its own length; padding gets 0. With SciPy, examples are packed into one
+    max-flow call per `max_problems` (layer, sink) problems, and each example is charged its share of the
+    call's time. `row="max_over_rows"` (authors' SST quirk) takes the element-wise max of the normalised
+    flows over every query position, n times the cost.
     """
+    if row not in ("cls", "max_over_rows"):
+        raise ValueError(f"unknown relevance row {row!r}; choose one of ('cls', 'max_over_rows')")
     batch, n_layers, width, _ = augmented.shape
-    out = np.zeros((batch, n_layers, width))
-    seconds = np.zeros(batch)
-    for b in tqdm(range(batch), desc="attention flow", disable=not progress, mininterval=5):
-        n = int(lengths[b])
+    out, seconds = np.zeros((batch, n_layers, width)), np.zeros(batch)
+    jobs = [(b, q) for b in range(batch) for q in (range(int(lengths[b])) if row == "max_over_rows" else [query])]
+    chunks, current, load = [], [], 0
+    for job in jobs:
+        cost = n_layers * int(lengths[job[0]])
+        if current and load + cost > max_problems:
+            chunks.append(current)
+            current, load = [], 0
+        current.append(job)
+        load += cost
+    chunks += [current] if current else []
+    for chunk in tqdm(chunks, desc="attention flow", disable=not progress, mininterval=5):
         start = time.perf_counter()
-        example = augmented[b, :, :n, :n]
-        if row == "cls":
-            out[b, :, :n] = attention_flow(example, query=query, solver=solver, scale=scale)
-        elif row == "max_over_rows":
-            out[b, :, :n] = np.max([attention_flow(example, query=q, solver=solver, scale=scale) for q in range(n)], axis=0)
-            out[b, :, :n] /= out[b, :, :n].sum(axis=-1, keepdims=True)
+        examples = [augmented[b, :, : int(lengths[b]), : int(lengths[b])] for b, _ in chunk]
+        if solver == "scipy":
+            flows = _scipy_flows(examples, [q for _, q in chunk], scale)
         else:
-            raise ValueError(f"unknown relevance row {row!r}; choose one of ('cls', 'max_over_rows')")
-        seconds[b] = time.perf_counter() - start
+            flows = [attention_flow(e, q, solver, scale, normalise=False) for e, (_, q) in zip(examples, chunk, strict=True)]
+        for (b, _), values in zip(chunk, flows, strict=True):
+            n = int(lengths[b])
+            out[b, :, :n] = np.maximum(out[b, :, :n], _normalised(values))
+        share = np.array([n_layers * int(lengths[b]) for b, _ in chunk], dtype=float)
+        np.add.at(seconds, [b for b, _ in chunk], (time.perf_counter() - start) * share / share.sum())
+    if row == "max_over_rows":
+        out = _normalised(out)
     return out, seconds
