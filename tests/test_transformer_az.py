@@ -256,3 +256,21 @@ def test_subject_recovery_matches_a_per_example_reference():
             rr.append(1 / min(ranks))
         assert np.isclose(table.loc[(method, layer), "top1"], np.mean(top1))
         assert np.isclose(table.loc[(method, layer), "mrr"], np.mean(rr))
+
+
+@pytest.mark.parametrize("task", ["bc", "nli"])
+def test_jw_analyses_run_on_the_transformer(task):
+    from attnexp.adversary import AdversarySettings, adversarial_attention
+    from attnexp.importance import gradient_importance, integrated_gradients, leave_one_out
+    from attnexp.permutation import identity_permutations, permutation_output_changes, sample_permutations
+
+    model, batch = tiny_model(task), collate(tiny_rows(task))
+    real = batch.real_mask
+    for scores in (gradient_importance(model, batch), leave_one_out(model, batch), integrated_gradients(model, batch, steps=4)):
+        assert scores.shape == batch.tokens.shape and torch.isfinite(scores).all()
+        assert scores.masked_select(~real).abs().max() == 0
+    assert permutation_output_changes(model, batch, identity_permutations(batch)).abs().max() < 1e-6
+    permutations = sample_permutations(batch, 5, torch.Generator().manual_seed(0))
+    assert permutation_output_changes(model, batch, permutations).shape == (4, 5)
+    result = adversarial_attention(model, batch, AdversarySettings(candidates=2, steps=3), torch.Generator().manual_seed(0))
+    assert result is not None

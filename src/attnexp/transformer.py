@@ -10,6 +10,7 @@ recomputes the [CLS] output for any other attention, like `AttentionClassifier.d
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import torch
 from torch import nn
@@ -31,6 +32,11 @@ class TransformerConfig:
     width: int = 128
     dropout: float = 0.1
     max_length: int = 512
+
+    @property
+    def embedding_dim(self) -> int:
+        """The J&W analyses size their chunks from this (AttentionClassifier's config field)."""
+        return self.width
 
 
 @dataclass
@@ -112,6 +118,11 @@ class TransformerClassifier(nn.Module):
     @property
     def is_binary(self) -> bool:
         return self.config.task == "bc"
+
+    @property
+    def encoder(self) -> SimpleNamespace:
+        """`output_size`, as AttentionClassifier.encoder has: the J&W analyses size their chunks from it."""
+        return SimpleNamespace(output_size=self.config.width)
 
     distribution = AttentionClassifier.distribution
     predict = AttentionClassifier.predict

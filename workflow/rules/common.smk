@@ -79,7 +79,22 @@ def get_model_targets():
 
 
 def get_all_targets():
-    return get_model_targets() + get_transformer_targets()
+    targets = get_model_targets()
+    targets += get_analyses_targets()
+    targets += get_transformer_targets()
+    return targets
+
+
+# --- analyses ---
+def get_analysis_batch_size(wildcards):
+    """J&W analyse the test set in batches of the training batch size."""
+    return get_hyperparameters(wildcards)["batch_size"]
+
+
+def get_analyses_targets():
+    return grid(
+        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
+    )
 
 
 # --- transformer (Abnar & Zuidema) ---
@@ -129,6 +144,11 @@ def get_transformer_targets():
         + expand(
             "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
             dataset=AZ_DATASETS,
+            seed=config["az"]["seeds"],
+        )
+        + expand(
+            "results/analyses/{dataset}/transformer-self/seed{seed}/kendall_summary.csv",
+            dataset=AZ_DATASETS if config["az"]["jw_analyses"] else [],
             seed=config["az"]["seeds"],
         )
     )
