@@ -167,6 +167,7 @@ def test_blank_out_and_gradients_match_per_example_reference():
         assert torch.allclose(grad[i, : len(tokens)], embedded.grad[0].sum(-1).abs(), atol=1e-6)
         assert torch.allclose(gxi[i, : len(tokens)], (embedded.grad[0] * embedded[0]).sum(-1).abs(), atol=1e-6)
     assert blank.masked_select(~batch.padding_mask).abs().max() == 0
+    assert torch.allclose(blank_out(model, batch, memory_budget_mb=0.001), blank, atol=1e-6)
 
 
 def test_agreement_labels_are_correct_by_construction():

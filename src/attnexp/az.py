@@ -4,6 +4,7 @@ method finds the subject on agreement data, and write the paper's tables and fig
 """
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -286,3 +287,15 @@ def plot_cls_maps(relevance_path, instances_dir, path) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=120)
     plt.close(fig)
+
+
+def write_report(inputs: dict, outputs: dict, gradient: str) -> None:
+    """All A&Z tables and figures in one job: combined tables, the correlation curves and one [CLS] map per
+    (dataset, seed); `inputs` lists summaries, recoveries and relevance files in the same order as the maps."""
+    paper_tables(list(inputs["summaries"]), list(inputs["recoveries"]), gradient, outputs)
+    plot_correlation_curves(outputs["summary"], gradient, outputs["curves"])
+    instances = list(inputs["instances"])
+    relevance = list(inputs["relevance"])
+    maps = [outputs["maps"]] if isinstance(outputs["maps"], str) else list(outputs["maps"])
+    for index, (relevance_path, map_path) in enumerate(zip(relevance, maps, strict=True)):
+        plot_cls_maps(relevance_path, Path(instances[index]).parent, map_path)

@@ -31,18 +31,32 @@ def _repeat(batch: Batch, times: int) -> Batch:
                    instance_ids=[i for i in batch.instance_ids for _ in range(times)])
 
 
+def _rows(batch: Batch, start: int, stop: int) -> Batch:
+    pick = lambda t: None if t is None else t[start:stop]  # noqa: E731
+    return replace(batch, tokens=pick(batch.tokens), lengths=pick(batch.lengths), labels=pick(batch.labels),
+                   question=pick(batch.question), question_lengths=pick(batch.question_lengths),
+                   candidates=pick(batch.candidates), instance_ids=batch.instance_ids[start:stop])
+
+
 @torch.no_grad()
-def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK) -> torch.Tensor:
+def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK, memory_budget_mb: float = 256.0) -> torch.Tensor:
     """b_j = |s(x) - s(x with token j replaced by `blank`)| for every position: [B, L], 0 on padding.
 
-    All L variants of every example run as one batch; the sequence length never changes.
+    The L variants of every example run batched, in chunks whose attention maps fit `memory_budget_mb`;
+    the sequence length never changes.
     """
     size, width = batch.tokens.shape
     base = gold_score(model, model(batch).logits, batch.labels, score)
     variants = _repeat(batch, width)
     eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
     variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
-    blanked = gold_score(model, model(variants).logits, variants.labels, score).view(size, width)
+    config = model.config
+    per_row = 4 * width * (width * config.n_layers * config.n_heads + 16 * config.width)
+    chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
+    blanked = torch.cat([
+        gold_score(model, model(part).logits, part.labels, score)
+        for part in (_rows(variants, start, start + chunk) for start in range(0, size * width, chunk))
+    ]).view(size, width)
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
 
 

@@ -130,6 +130,22 @@ def get_az_files(name):
     )
 
 
+def get_az_instances():
+    return expand(
+        "results/preprocessed/{dataset}/instances.parquet",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+    )
+
+
+def get_az_cls_map_files():
+    return expand(
+        "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+    )
+
+
 def get_transformer_targets():
     return (
         expand(
@@ -137,15 +153,8 @@ def get_transformer_targets():
             dataset=AZ_DATASETS,
             seed=config["az"]["seeds"],
         )
-        + [
-            "results/az/tables.md",
-            "results/az/figures/correlation_by_layer.png",
-        ]
-        + expand(
-            "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
-            dataset=AZ_DATASETS,
-            seed=config["az"]["seeds"],
-        )
+        + ["results/az/tables.md", "results/az/figures/correlation_by_layer.png"]
+        + get_az_cls_map_files()
         + expand(
             "results/analyses/{dataset}/transformer-self/seed{seed}/kendall_summary.csv",
             dataset=AZ_DATASETS if config["az"]["jw_analyses"] else [],

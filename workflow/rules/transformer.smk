@@ -83,59 +83,34 @@ rule az_analyse:
         "../scripts/az_analyse.py"
 
 
-rule az_tables:
+rule az_report:
     input:
         summaries=get_az_files("correlation_summary.csv"),
         recoveries=get_az_files("subject_recovery.csv"),
+        relevance=get_az_files("relevance.parquet"),
+        instances=get_az_instances(),
     output:
         summary="results/az/correlation_summary.csv",
         recovery="results/az/subject_recovery.csv",
         tables="results/az/tables.md",
-    log:
-        "logs/az/tables.log",
-    conda:
-        "../envs/attnexp.yaml"
-    params:
-        gradient=config["az"]["gradient"],
-    script:
-        "../scripts/az_tables.py"
-
-
-rule az_correlation_figure:
-    input:
-        "results/az/correlation_summary.csv",
-    output:
-        report(
+        curves=report(
             "results/az/figures/correlation_by_layer.png",
             caption="../report/az_correlation_by_layer.rst",
             category="Abnar & Zuidema",
         ),
+        maps=report(
+            get_az_cls_map_files(),
+            caption="../report/az_cls_maps.rst",
+            category="Abnar & Zuidema",
+        ),
     log:
-        "logs/az/correlation_figure.log",
+        "logs/az/report.log",
     conda:
         "../envs/attnexp.yaml"
     params:
         gradient=config["az"]["gradient"],
     script:
-        "../scripts/az_correlation_figure.py"
-
-
-rule az_cls_maps:
-    input:
-        relevance="results/az/{dataset}/seed{seed}/relevance.parquet",
-        instances="results/preprocessed/{dataset}/instances.parquet",
-    output:
-        report(
-            "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
-            caption="../report/az_cls_maps.rst",
-            category="Abnar & Zuidema",
-        ),
-    log:
-        "logs/az/cls_maps/{dataset}_seed{seed}.log",
-    conda:
-        "../envs/attnexp.yaml"
-    script:
-        "../scripts/az_cls_maps.py"
+        "../scripts/az_report.py"
 
 
 rule transformer:
