@@ -4,7 +4,9 @@ For each (layers, n) it builds random attention (8 heads), and times, for the [C
 rollout (torch), flow with SciPy on integer capacities (attnexp.flow) for one sentence alone and per
 sentence in a batch of 20 (one SciPy call per batch, as the pipeline runs it), and networkx's default
 max-flow (preflow-push) and Edmonds-Karp (the authors' choice) on the same graph, one max-flow per input
-token. Speed-ups are networkx's time over the batched time.
+token. Ours are the best of 5 repeats; speed-ups are networkx's time over the faster of our two modes
+(the pipeline's `batch_flow` packs only small examples, so it runs the faster one). The machine is shared,
+so absolute times vary; the ratios are what to read.
 Run: PYTHONPATH=src python benchmarks/bench_flow.py [--quick]
 """
 
@@ -51,16 +53,17 @@ def main() -> None:
         lengths = torch.tensor([n])
         augmented = residual_augment(head_average(maps))[0].numpy()
         t_roll, _ = timed(lambda: rollout_relevance(maps, lengths), 5)  # noqa: B023
-        t_ours, ours = timed(lambda: attention_flow(augmented), 3)  # noqa: B023
+        t_ours, ours = timed(lambda: attention_flow(augmented), 5)  # noqa: B023
         batch = np.stack([augmented] * 20)
-        t_batch, _ = timed(lambda: batch_flow(batch, np.full(20, n), progress=False), 3)  # noqa: B023
+        t_batch, _ = timed(lambda: batch_flow(batch, np.full(20, n), progress=False), 5)  # noqa: B023
         t_batch /= 20
+        t_best = min(t_ours, t_batch)
         t_default, reference = timed(lambda: networkx_flow(augmented, preflow_push), 1)  # noqa: B023
         t_ek = float("nan")
         if layers * n * n <= 6 * 16 * 16:
             t_ek, _ = timed(lambda: networkx_flow(augmented, edmonds_karp), 1)  # noqa: B023
         print(f"{layers:>6} {n:>4} {t_roll:>10.5f} {t_ours:>9.4f} {t_batch:>9.4f} {t_default:>12.3f} {t_ek:>9.3f} "
-              f"{t_default / t_batch:>9.0f} {t_ek / t_batch:>7.0f} {np.abs(ours - reference).max():>10.1e}", flush=True)
+              f"{t_default / t_best:>9.0f} {t_ek / t_best:>7.0f} {np.abs(ours - reference).max():>10.1e}", flush=True)
 
 
 if __name__ == "__main__":

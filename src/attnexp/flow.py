@@ -54,6 +54,8 @@ def _union_graph(examples: list[np.ndarray], queries: list[int], scale: float) -
     for augmented, query in zip(examples, queries, strict=True):
         n_layers, n, _ = augmented.shape
         capacity = np.rint(augmented * scale).astype(np.int64)
+        nonzero = [np.nonzero(c > 0) for c in capacity]
+        nonzero = [(i, j, capacity[k, i, j]) for k, (i, j) in enumerate(nonzero)]
         tops_of_layers = []
         for layer in range(1, n_layers + 1):
             size = 2 + (layer - 1) * n  # top, middle layers layer-1 .. 1, bottom
@@ -65,9 +67,9 @@ def _union_graph(examples: list[np.ndarray], queries: list[int], scale: float) -
                 middle = tops[:, None] + 1
                 edges.append((np.repeat(tops, n), (middle + np.arange(n)).ravel(), np.tile(capacity[layer - 1, query], n)))
                 for depth, k in enumerate(range(layer - 1, 1, -1)):  # layer k -> layer k-1
-                    i, j = np.nonzero(capacity[k - 1] > 0)
+                    i, j, c = nonzero[k - 1]
                     upper = middle + depth * n
-                    edges.append(((upper + i).ravel(), (upper + n + j).ravel(), np.tile(capacity[k - 1, i, j], n)))
+                    edges.append(((upper + i).ravel(), (upper + n + j).ravel(), np.tile(c, n)))
                 lowest = middle + (layer - 2) * n + np.arange(n)
                 edges.append((lowest.ravel(), np.repeat(bottom, n), capacity[0].T.ravel()))
             edges.append((np.zeros(n, dtype=np.int64), tops, np.full(n, 2 * int(scale))))
@@ -124,8 +126,8 @@ def batch_flow(augmented: np.ndarray, lengths: np.ndarray, query: int = 0, row: 
     Each example is cropped to its own length; padding gets 0. With SciPy, each example's problems go into
     one max-flow call, and small examples are packed together up to `max_problems` (layer, sink) problems
     per call (Dinic's phases span the whole union, so packing pays only while call overhead dominates);
-    each example is charged its share of the call's time. `row="max_over_rows"` (authors' SST quirk) takes the element-wise max of the normalised
-    flows over every query position, n times the cost.
+    each example is charged its share of the call's time. `row="max_over_rows"` (authors' SST quirk) takes
+    the element-wise max of the normalised flows over every query position, n times the cost.
     """
     if row not in ("cls", "max_over_rows"):
         raise ValueError(f"unknown relevance row {row!r}; choose one of ('cls', 'max_over_rows')")
