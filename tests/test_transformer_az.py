@@ -181,6 +181,7 @@ def test_agreement_labels_are_correct_by_construction():
         assert str(row.subject) == row.rationale
     assert 0.3 < frame["label"].mean() < 0.7 and (frame["n_attractors"] > 0).mean() > 0.3
     assert len(CLASSES) == 2
+    assert [plural(w) for w in ("city", "boy", "child", "dog")] == ["cities", "boys", "children", "dogs"]
 
 
 def test_linzen_reader_cuts_before_the_verb(tmp_path):

@@ -27,7 +27,9 @@ OPENERS = ("here", "yesterday ,", "today ,", "still ,")
 
 
 def plural(noun: str) -> str:
-    return "children" if noun == "child" else noun + "s"
+    if noun == "child":
+        return "children"
+    return noun[:-1] + "ies" if noun.endswith("y") and noun[-2] not in "aeiou" else noun + "s"
 
 
 def _noun_phrase(rng: np.random.Generator, nouns: tuple[str, ...], number: int) -> tuple[list[str], int]:
