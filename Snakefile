@@ -11,6 +11,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/datasets.smk"
 include: "workflow/rules/analyze.smk"
 include: "workflow/rules/transformer.smk"
 
