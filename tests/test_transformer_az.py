@@ -276,3 +276,28 @@ def test_jw_analyses_run_on_the_transformer(task):
     assert permutation_output_changes(model, batch, permutations).shape == (4, 5)
     result = adversarial_attention(model, batch, AdversarySettings(candidates=2, steps=3), torch.Generator().manual_seed(0))
     assert result is not None
+
+
+def test_dense_rank_quirk_agrees_without_ties_only():
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=(5, 9)), rng.normal(size=(5, 9))
+    assert np.allclose(spearman_rows(a, b, "dense_rank_formula"), spearman_rows(a, b))
+    tied = np.array([[0, 0, 0, 0, 1.0, 2, 3, 4]])
+    other = np.arange(8.0)[None, :]
+    assert not np.isclose(spearman_rows(tied, other, "dense_rank_formula"), spearman_rows(tied, other)).any()
+
+
+def test_summary_nan_policy_and_cumulative_quirk():
+    from attnexp.az import summarise_correlations
+
+    table = pd.DataFrame({"example_id": ["a", "b", "a", "b"], "task": "t", "layer": [1, 1, 2, 2], "method": "raw",
+                          "importance": "grad", "rho": [0.5, np.nan, 1.0, -0.5], "n": 5})
+    table["is_nan"] = table["rho"].isna()
+    options = {"nan_policy": "zero", "cumulative_layer_lists": False}
+    zero = summarise_correlations(table, options).set_index("layer")
+    assert np.isclose(zero.loc[1, "mean"], 0.25) and zero.loc[1, "n_nan"] == 1 and zero.loc[1, "n"] == 2
+    assert np.isclose(zero.loc[1, "std"], np.std([0.5, 0.0]))
+    omit = summarise_correlations(table, {**options, "nan_policy": "omit"}).set_index("layer")
+    assert np.isclose(omit.loc[1, "mean"], 0.5) and omit.loc[1, "n"] == 1
+    pooled = summarise_correlations(table, {**options, "cumulative_layer_lists": True}).set_index("layer")
+    assert np.isclose(pooled.loc[2, "mean"], np.mean([0.5, 0.0, 1.0, -0.5]))
