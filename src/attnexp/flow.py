@@ -78,8 +78,10 @@ def _union_graph(examples: list[np.ndarray], queries: list[int], scale: float) -
             offset += size * n
         tops_per_example.append(np.stack(tops_of_layers))
     source, target, cap = (np.concatenate([e[part] for e in edges]) for part in range(3))
-    keep = cap > 0
-    graph = csr_matrix((cap[keep].astype(np.int32), (source[keep], target[keep])), shape=(offset, offset))
+    keep = np.nonzero(cap > 0)[0]
+    keep = keep[np.argsort(source[keep], kind="stable")]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(source[keep], minlength=offset))]).astype(np.int32)
+    graph = csr_matrix((cap[keep].astype(np.int32), target[keep].astype(np.int32), indptr), shape=(offset, offset))
     return graph, tops_per_example
 
 
