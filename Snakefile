@@ -12,6 +12,8 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/datasets.smk"
+include: "workflow/rules/analyze.smk"
+include: "workflow/rules/transformer.smk"
 
 
 rule all:

@@ -24,8 +24,8 @@ SYNTHETIC_FAMILIES = sorted(
 
 wildcard_constraints:
     dataset="|".join(sorted(DATASETS)),
-    encoder="lstm|cnn|average",
-    attention="tanh|dot|uniform",
+    encoder="lstm|cnn|average|transformer",
+    attention="tanh|dot|uniform|self",
     seed=r"\d+",
     family="sentiment|nli|babi",
 
@@ -50,12 +50,14 @@ def get_raw_dir(wildcards):
     spec = get_dataset(wildcards.dataset)
     if spec.synthetic:
         return f"results/raw/synthetic/{spec.synthetic}"
+    if "raw_dir" in spec.extra:
+        return spec.extra["raw_dir"]
     return raw_root()
 
 
 def get_raw_files(wildcards):
     spec = get_dataset(wildcards.dataset)
-    if spec.synthetic:
+    if spec.synthetic or "raw_dir" in spec.extra:
         return [f"{get_raw_dir(wildcards)}/{name}" for name in spec.raw_files]
     return raw_input_files(spec)
 
@@ -79,7 +81,10 @@ def get_model_targets():
 
 
 def get_all_targets():
-    return get_model_targets() + get_datasets_targets()
+    targets = get_model_targets() + get_datasets_targets()
+    targets += get_analyses_targets()
+    targets += get_transformer_targets()
+    return targets
 
 
 # --- datasets ---
@@ -197,3 +202,80 @@ def get_train_mem_mb(wildcards, attempt):
 
 def get_train_runtime(wildcards, attempt):
     return (30 if _is_synthetic(wildcards) else 720) * attempt
+
+# --- analyses ---
+def get_analysis_batch_size(wildcards):
+    """J&W analyse the test set in batches of the training batch size."""
+    return get_hyperparameters(wildcards)["batch_size"]
+
+
+def get_analyses_targets():
+    return grid(
+        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
+    )
+
+
+# --- transformer (Abnar & Zuidema) ---
+AZ_DATASETS = config["az"]["datasets"] + (
+    ["linzen_agreement"] if config["az"]["linzen_path"] else []
+)
+AZ_OPTION_KEYS = (
+    "n_examples sample_seed batch_size relevance_row score gradient spearman nan_policy"
+    " exclude_special cumulative_layer_lists flow_solver rollout_residual"
+).split()
+
+
+def get_linzen_path(wildcards):
+    path = config["az"]["linzen_path"]
+    if not path:
+        raise WorkflowError(
+            "dataset linzen_agreement needs the Linzen et al. corpus: set az.linzen_path "
+            "to agr_50_mostcommon_10K.tsv(.gz) from the rnn_agreement release"
+        )
+    return path
+
+
+def get_az_options(wildcards):
+    return {key: config["az"][key] for key in AZ_OPTION_KEYS}
+
+
+def get_az_files(name):
+    return expand(
+        "results/az/{dataset}/seed{seed}/{name}",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+        name=name,
+    )
+
+
+def get_az_instances():
+    return expand(
+        "results/preprocessed/{dataset}/instances.parquet",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+    )
+
+
+def get_az_cls_map_files():
+    return expand(
+        "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+    )
+
+
+def get_transformer_targets():
+    return (
+        expand(
+            "results/models/{dataset}/transformer-self/seed{seed}/metrics.json",
+            dataset=AZ_DATASETS,
+            seed=config["az"]["seeds"],
+        )
+        + ["results/az/tables.md", "results/az/figures/correlation_by_layer.png"]
+        + get_az_cls_map_files()
+        + expand(
+            "results/analyses/{dataset}/transformer-self/seed{seed}/kendall_summary.csv",
+            dataset=AZ_DATASETS if config["az"]["jw_analyses"] else [],
+            seed=config["az"]["seeds"],
+        )
+    )
