@@ -1,18 +1,16 @@
 """Raw-data acquisition: corrupt or truncated files fail clearly and leave no downstream outputs."""
 
-import os
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-import yaml
 
 from attnexp.datasets import acquire, get_dataset
 from attnexp.datasets.acquire import DataError, Download, download, missing_data
 from attnexp.preprocess import run_preprocess
+
+from .test_workflow import snakemake, tiny_config
 
 REPO = Path(__file__).resolve().parents[1]
 SST_FILES = ("sst/train.txt", "sst/dev.txt", "sst/test.txt")
@@ -97,34 +95,12 @@ def test_missing_data_message_names_files(tmp_path):
     assert missing_data(get_dataset("sst"), None) is None  # downloads cover it
 
 
-def _snakemake(workdir: Path, overrides: dict, *targets: str) -> subprocess.CompletedProcess:
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    config["data"].update(overrides.pop("data", {}))
-    config.update(overrides)
-    (workdir / "cfg.yaml").write_text(yaml.safe_dump(config))
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        *targets,
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "1",
-        "--configfile",
-        str(workdir / "cfg.yaml"),
-    ]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
-
-
 @pytest.mark.slow
 def test_workflow_stops_before_any_job_when_data_is_missing(tmp_path):
-    config = {"datasets": ["sst", "cnn"], "data": {"raw_data_dir": str(tmp_path / "nowhere"), "on_missing": "fail"}}
+    config = tiny_config(datasets=["sst", "cnn"])
+    config["data"].update(raw_data_dir=str(tmp_path / "nowhere"), on_missing="fail")
     (tmp_path / "nowhere").mkdir()
-    result = _snakemake(tmp_path, config, "-n")
+    result = snakemake(tmp_path, "-n", config=config)
     assert result.returncode != 0
     assert "data.user_files.cnn.train" in result.stderr + result.stdout
     assert "sst/train.txt" in result.stderr + result.stdout
@@ -135,8 +111,19 @@ def test_workflow_corrupt_file_leaves_no_preprocessed_output(sst_copy, tmp_path)
     _truncate(sst_copy / "sst/train.txt")
     work = tmp_path / "work"
     work.mkdir()
-    result = _snakemake(work, {"datasets": ["sst"], "data": {"raw_data_dir": str(sst_copy)}}, "preprocessed")
+    config = tiny_config(datasets=["sst"])
+    config["data"]["raw_data_dir"] = str(sst_copy)
+    result = snakemake(work, "preprocessed", config=config)
     assert result.returncode != 0
     assert "checksum mismatch" in (work / "logs/preprocess/sst.log").read_text()
     assert not (work / "results/preprocessed/sst/instances.parquet").exists()
     assert not (work / "results/preprocessed/sst/meta.json").exists()
+
+
+@pytest.mark.slow
+def test_without_raw_data_dir_the_official_archives_are_downloaded(tmp_path):
+    config = tiny_config(datasets=["sst", "20news", "babi3"])
+    result = snakemake(tmp_path, "-n", "--quiet", "rules", config=config)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for rule in ("download_sst", "download_20news", "download_babi"):
+        assert rule in result.stdout

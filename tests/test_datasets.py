@@ -212,3 +212,54 @@ def test_missing_user_files_name_the_config_key():
 
     with pytest.raises(DataError, match=r"data\.user_files\.mimic\.notes"):
         preprocess(get_dataset("anemia"), None, user_files={})
+
+
+# --- the official-archive layout reads the same as the shared copies ---
+
+
+def _same_instances(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    columns = [c for c in a.columns if c != "instance_id"]
+    return a[columns].reset_index(drop=True).equals(b[columns].reset_index(drop=True))
+
+
+@pytest.mark.slow
+def test_sst_and_babi_official_layout_match_shared(shared_data, tmp_path):
+    import shutil
+
+    from attnexp.synthetic import BABI_TASK_FILES
+
+    (tmp_path / "trees").mkdir()
+    for split in ("train", "dev", "test"):
+        shutil.copy(shared_data / "sst" / f"{split}.txt", tmp_path / "trees" / f"{split}.txt")
+    root = tmp_path / "tasks_1-20_v1-2"
+    for language, task, split in [("en-10k", 1, "train"), ("en", 1, "test"), ("en-10k", 2, "train"), ("en", 3, "train")]:
+        target = root / language / f"{BABI_TASK_FILES[task]}_{split}.txt"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared_data / "babi" / language / target.name, target)
+    for name in ("sst", "babi1"):
+        official, meta = preprocess(get_dataset(name), tmp_path)
+        shared, _ = preprocess(get_dataset(name), shared_data)
+        assert next(iter(meta["raw_files"].values())).startswith(str(tmp_path))
+        assert _same_instances(official, shared)
+
+
+@pytest.mark.slow
+def test_snli_official_jsonl_matches_shared_tsv(shared_data, tmp_path):
+    import csv
+    import json
+
+    names = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    (tmp_path / "snli_1.0").mkdir()
+    for split in ("dev", "test"):
+        frame = pd.read_csv(
+            shared_data / "snli" / f"snli_1.0_{split}.tsv", sep="\t", quoting=csv.QUOTE_NONE, keep_default_na=False
+        )
+        records = [
+            {"sentence1": p, "sentence2": h, "gold_label": names[int(y)], "pairID": str(i)}
+            for i, (p, h, y) in enumerate(zip(frame["premise"], frame["hypothesis"], frame["label"], strict=True))
+        ]
+        records.insert(3, {"sentence1": "a", "sentence2": "b", "gold_label": "-", "pairID": "nogold"})
+        (tmp_path / "snli_1.0" / f"snli_1.0_{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    official, meta = preprocess(get_dataset("snli_devtrain"), tmp_path)
+    shared, _ = preprocess(get_dataset("snli_devtrain"), shared_data)
+    assert _same_instances(official, shared)

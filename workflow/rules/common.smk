@@ -114,6 +114,8 @@ def raw_input_files(spec):
 
 def check_datasets_available(names):
     """Drop (on_missing: skip) or refuse (fail) datasets whose raw data is missing, before any job runs."""
+    if all(get_dataset(n).synthetic for n in names):
+        return names
     local = raw_root() if DATA["raw_data_dir"] is not None else None
     if local is not None and not Path(local).is_dir():
         raise WorkflowError(

@@ -16,7 +16,7 @@ for _archive in DOWNLOADS:
             runtime=60,
         params:
             archive=_archive,
-            url=DOWNLOADS[_archive].url,
+            url=lambda wildcards, url=DOWNLOADS[_archive].url: url,
         script:
             "../scripts/download.py"
 

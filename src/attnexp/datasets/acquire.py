@@ -154,7 +154,7 @@ def verify_files(files: dict[str, Path], raw_dir: str | Path | None) -> list[str
     if sums_file.exists():
         expected |= {name: ("sha256", digest) for name, digest in read_checksums(sums_file).items()}
     checked = []
-    for path in files.values():
+    for path in dict.fromkeys(files.values()):
         try:
             name = Path(path).resolve().relative_to(raw_dir.resolve()).as_posix()
         except ValueError:
