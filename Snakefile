@@ -1,5 +1,7 @@
 # Can attention weights explain a neural model's predictions?
 # Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020) as one DAG.
+import sys
+
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -8,9 +10,13 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/figures.smk"
 
 
 rule all:
@@ -22,3 +28,28 @@ rule all:
 rule models:
     input:
         get_model_targets(),
+
+
+rule tables:
+    input:
+        get_table_targets(),
+
+
+rule figures:
+    input:
+        get_figure_targets(),
+
+
+rule report:
+    input:
+        get_figures_targets(),
+    output:
+        "results/report.html",
+    params:
+        snakemake=f"{sys.executable} -m snakemake",
+    log:
+        "logs/report.log",
+    conda:
+        "envs/attnexp.yaml"
+    shell:
+        "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"
