@@ -69,7 +69,7 @@ def collate(rows: pd.DataFrame, extra_padding: int = 0) -> Batch:
     return Batch(
         tokens=tokens,
         lengths=lengths,
-        labels=torch.as_tensor(rows["label"].to_numpy(dtype=np.int64)),
+        labels=torch.tensor(rows["label"].to_numpy(dtype=np.int64)),
         instance_ids=list(rows["instance_id"]),
         question=question,
         question_lengths=question_lengths,

@@ -28,7 +28,7 @@ BABI_TASK_FILES = {
 
 POSITIVE_CUES = ("great", "excellent", "wonderful", "superb", "delightful", "brilliant")
 NEGATIVE_CUES = ("awful", "terrible", "boring", "dreadful", "poor", "dull")
-COLOURS = ("red", "green", "blue", "orange", "black", "white")
+COLOURS = ("red", "green", "blue", "orange", "black", "white")  # opposite pairs: (red, green), ...
 OPPOSITE = {"red": "green", "green": "red", "blue": "orange", "orange": "blue", "black": "white", "white": "black"}
 SNLI_HF_LABEL = {"entailment": 0, "neutral": 1, "contradiction": 2}
 
@@ -80,7 +80,8 @@ def _babi_story(rng: np.random.Generator, task: int, n_statements: int, n_questi
         ]
         unplaced = [o for o in OBJECTS if world.object_location[o] is None and world.object_holder[o] is None]
         action = rng.random()
-        if task >= 2 and actor in world.actor_location and action < 0.25 and (free_here or unplaced):
+        take_below, drop_below = (0.4, 0.48) if task == 3 else (0.25, 0.4)  # task 3 needs objects carried around
+        if task >= 2 and actor in world.actor_location and action < take_below and (free_here or unplaced):
             obj = (free_here + unplaced)[rng.integers(len(free_here + unplaced))]
             verb = TAKE_VERBS[rng.integers(len(TAKE_VERBS))]
             lines.append(f"{number} {actor} {verb} the {obj}{' there' if rng.random() < 0.5 else ''}.")
@@ -89,7 +90,7 @@ def _babi_story(rng: np.random.Generator, task: int, n_statements: int, n_questi
             if world.object_location[obj] != world.actor_location[actor]:
                 world.object_trail[obj].append((world.actor_location[actor], number))
             world.object_location[obj] = world.actor_location[actor]
-        elif task >= 2 and held and action < 0.4:
+        elif task >= 2 and held and action < drop_below:
             obj = held[rng.integers(len(held))]
             verb = DROP_VERBS[rng.integers(len(DROP_VERBS))]
             lines.append(f"{number} {actor} {verb} the {obj}{' there' if rng.random() < 0.5 else ''}.")
@@ -138,7 +139,9 @@ def _babi_question(rng: np.random.Generator, task: int, world: _World, number: i
     return f"{number} Where was the {obj} before the {now}? \t{before}\t{' '.join(map(str, facts))}"
 
 
-def write_babi(out_dir: str | Path, seed: int, n_train: int, n_test: int, statements: dict, questions_per_story: int = 5) -> list[Path]:
+def write_babi(
+    out_dir: str | Path, seed: int, n_train: int, n_test: int, statements: dict, questions_per_story: int = 2
+) -> list[Path]:
     """Write `en/qa{1,2,3}_*_{train,test}.txt` under `out_dir`, as in the official archive."""
     written = []
     for task, stem in BABI_TASK_FILES.items():
@@ -201,11 +204,16 @@ def write_planted_sentiment(path: str | Path, **kwargs) -> Path:
 # --------------------------------------------------------------------------- planted sentence pairs
 
 
-def planted_nli_rows(seed: int, n: int, vocab_size: int, min_len: int, max_len: int, zipf_exponent: float, split_index: int) -> list[dict]:
+def planted_nli_rows(
+    seed: int, n: int, vocab_size: int, min_len: int, max_len: int, zipf_exponent: float, split_index: int, n_colours: int = 4
+) -> list[dict]:
     """Premise with one planted colour; hypothesis names a colour that decides the class.
 
     Same colour: entailment; the colour's opposite: contradiction; any other colour: neutral.
     """
+    if n_colours not in (4, 6):
+        raise ValueError(f"n_colours must be 4 or 6 (pairs of opposites), got {n_colours}")
+    colours = COLOURS[:n_colours]
     rng = np.random.default_rng([seed, split_index])
     fillers = filler_vocabulary(vocab_size)
     probs = _zipf_probabilities(vocab_size, zipf_exponent)
@@ -213,19 +221,19 @@ def planted_nli_rows(seed: int, n: int, vocab_size: int, min_len: int, max_len: 
     rows = []
     for i in range(n):
         label = labels[i % 3]
-        colour = COLOURS[rng.integers(len(COLOURS))]
+        colour = colours[rng.integers(len(colours))]
         if label == "entailment":
             asked = colour
         elif label == "contradiction":
             asked = OPPOSITE[colour]
         else:
-            others = [c for c in COLOURS if c not in (colour, OPPOSITE[colour])]
+            others = [c for c in colours if c not in (colour, OPPOSITE[colour])]
             asked = others[rng.integers(len(others))]
         length = int(rng.integers(min_len, max_len + 1))
         premise = [fillers[j] for j in rng.choice(vocab_size, size=length, p=probs)]
         position = int(rng.integers(length))
         premise[position] = colour
-        hyp_len = int(rng.integers(2, 5))
+        hyp_len = int(rng.integers(1, 3))
         hypothesis = [fillers[j] for j in rng.choice(vocab_size, size=hyp_len, p=probs)]
         hypothesis[int(rng.integers(hyp_len))] = asked
         rows.append(
@@ -257,7 +265,7 @@ def generate(family: str, outputs: list[str], seed: int, options: dict) -> list[
     elif family == "babi":
         root = Path(outputs[0]).parents[1]
         statements = {int(k.removeprefix("qa")): v for k, v in options["statements"].items()}
-        written = write_babi(root, seed, options["n_train"], options["n_test"], statements)
+        written = write_babi(root, seed, options["n_train"], options["n_test"], statements, options.get("questions_per_story", 2))
     else:
         raise ValueError(f"unknown synthetic family {family!r}; choose sentiment, nli or babi")
     missing = sorted(set(map(str, outputs)) - set(map(str, written)))

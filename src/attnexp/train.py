@@ -38,7 +38,10 @@ class TrainResult:
 
 
 def build_model(meta: dict, encoder: str, attention: str, embedding_dim: int, hidden_size: int, cnn_filters: int = 64,
-                mean_includes_padding: bool = False) -> AttentionClassifier:
+                mean_includes_padding: bool = False, seed: int | None = None) -> AttentionClassifier:
+    """A fresh model for the dataset described by `meta`; `seed` makes its initial weights repeatable."""
+    if seed is not None:
+        seed_everything(seed)
     config = ModelConfig(
         vocab_size=len(meta["vocab"]),
         n_classes=len(meta["classes"]),
@@ -103,7 +106,7 @@ def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSe
             loss.backward()
             for opt in optimizers:
                 opt.step()
-            total_loss += float(loss)
+            total_loss += loss.item()
         metrics = classification_metrics(task, select_rows["label"].to_numpy(), predict_distribution(model, select_rows))
         score = selection_metric(task, metrics)
         kept = epoch > 0 and score > best_score
@@ -135,7 +138,8 @@ def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed
     torch.set_num_threads(threads)
     instances, meta = load_preprocessed(instances_dir)
     model = build_model(meta, encoder, attention, hyperparameters["embedding_dim"], hyperparameters["hidden_size"],
-                        model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False))
+                        model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False),
+                        seed=seed)
     settings = TrainSettings(epochs=hyperparameters["epochs"], batch_size=hyperparameters["batch_size"], seed=seed,
                              select_on=select_on, deterministic=deterministic)
     print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")

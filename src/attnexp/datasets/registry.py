@@ -73,7 +73,7 @@ register(
         raw_files=tuple(f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")),
         read=lambda raw: read_snli_tsv({s: raw / f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")}),
         description="planted-rationale sentence pairs, 3 classes (generated)",
-        epochs=8,
+        epochs=12,
         batch_size=32,
         embedding_dim=64,
         hidden_size=64,

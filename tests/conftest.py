@@ -1,0 +1,58 @@
+"""Shared fixtures: the repository, the real datasets in ../shared/data, tiny generated data."""
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path | None:
+    """../shared/data beside the checkout (CI), or $ATTNEXP_SHARED_DATA."""
+    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data", Path("/work/shared/data")]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    path = shared_data_dir()
+    if path is None:
+        pytest.skip("the real datasets (../shared/data) are not available")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _single_thread():
+    torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def planted_sentiment(tmp_path_factory):
+    """A small planted-rationale classification set, preprocessed."""
+    from attnexp.datasets import get_dataset
+    from attnexp.preprocess import preprocess
+    from attnexp.synthetic import write_planted_sentiment
+
+    raw = tmp_path_factory.mktemp("sentiment")
+    write_planted_sentiment(
+        raw / "data.csv", seed=7, sizes={"train": 1200, "dev": 200, "test": 200}, vocab_size=300,
+        min_len=5, max_len=20, zipf_exponent=1.1, max_cues=3, distractor_rate=0.2,
+    )
+    return preprocess(get_dataset("syn_sentiment"), raw)
+
+
+@pytest.fixture(scope="session")
+def planted_nli(tmp_path_factory):
+    from attnexp.datasets import get_dataset
+    from attnexp.preprocess import preprocess
+    from attnexp.synthetic import write_planted_nli
+
+    raw = tmp_path_factory.mktemp("nli")
+    write_planted_nli(raw, seed=7, sizes={"train": 60, "dev": 30, "test": 30}, vocab_size=100, min_len=3, max_len=12,
+                      zipf_exponent=1.1)
+    return preprocess(get_dataset("syn_nli"), raw)
