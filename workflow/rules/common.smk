@@ -109,6 +109,12 @@ def grid_models(datasets=None):
     ]
 
 
+def figure_models(datasets=None):
+    """Models that get per-model figures in the aggregate targets (config figures.models; "all" = the grid)."""
+    chosen = FIGURES["models"]
+    return [m for m in grid_models(datasets) if "all" in chosen or f"{m['encoder']}-{m['attention']}" in chosen]
+
+
 def figure_options():
     keys = ("palette", "width", "dpi", "examples", "example_max_tokens")
     return {key: FIGURES[key] for key in keys}
@@ -139,32 +145,36 @@ def needed_tables(names):
 
 def get_dataset_figure_models(wildcards):
     tables = needed_tables(MODEL_FIGURE_NAMES)
-    return [{**m, **model_tables(m, tables)} for m in grid_models([wildcards.dataset])]
+    return [{**m, **model_tables(m, tables)} for m in figure_models([wildcards.dataset])]
 
 
 def get_dataset_figure_inputs(wildcards):
     tables = needed_tables(MODEL_FIGURE_NAMES)
-    return sorted({p for m in grid_models([wildcards.dataset]) for p in model_tables(m, tables).values()})
+    return sorted({p for m in figure_models([wildcards.dataset]) for p in model_tables(m, tables).values()})
 
 
-def get_model_figure_models(wildcards):
-    model = {
+def wildcard_model(wildcards):
+    return {
         "dataset": wildcards.dataset,
         "encoder": wildcards.encoder,
         "attention": wildcards.attention,
         "seed": int(wildcards.seed),
     }
+
+
+def get_model_figure_models(wildcards):
+    model = wildcard_model(wildcards)
     return [{**model, **model_tables(model, MODEL_FIGURE_TABLES[wildcards.figure])}]
 
 
 def get_model_figure_inputs(wildcards):
-    return list(model_tables(get_model_figure_models(wildcards)[0], MODEL_FIGURE_TABLES[wildcards.figure]).values())
+    return list(model_tables(wildcard_model(wildcards), MODEL_FIGURE_TABLES[wildcards.figure]).values())
 
 
 def model_figure_outputs():
     """Every per-model figure of one dataset ({dataset} left as a wildcard); PNGs go into the report."""
     outputs = []
-    for m in grid_models(["{dataset}"]):
+    for m in figure_models(["{dataset}"]):
         for name in MODEL_FIGURE_NAMES:
             stem = f"results/figures/{{dataset}}/{m['encoder']}-{m['attention']}/seed{m['seed']}/{name}"
             outputs.append(

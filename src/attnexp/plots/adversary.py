@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib import pyplot as plt
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
@@ -13,6 +14,9 @@ from .style import hue_palette, new_figure, place_legend, set_title
 
 JSD_BINS = np.linspace(0, 0.7, 41)
 JSD_LABEL = "Max JS Divergence within ε"
+EXAMPLE_FONT = 6.0  # points
+MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
+EXAMPLE_LINE_INCHES = 0.125
 
 
 def output_change(original, adversarial) -> float:
@@ -75,15 +79,15 @@ def _layout(words: list[str], chars_per_line: int) -> list[tuple[int, int]]:
     return places
 
 
-def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_line: int, char_w: float, line_h: float) -> float:
-    """Draw `words` with background shade ∝ weight (normalised to the row's max); return the next free y."""
+def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_line: int, line_h: float) -> float:
+    """Draw `words` (x in character cells) shaded ∝ weight, normalised to the row's max; return the next free y."""
     cmap = colormaps["Oranges"]
     top = float(weights.max()) if len(weights) and weights.max() > 0 else 1.0
     places = _layout(words, chars_per_line)
     for word, weight, (line, column) in zip(words, weights, places, strict=True):
         ax.text(
-            column * char_w, y0 - line * line_h, word, family="monospace", fontsize=6, va="top", ha="left",
-            bbox={"boxstyle": "square,pad=0.08", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"},
+            column, y0 - line * line_h, word, family="monospace", fontsize=EXAMPLE_FONT, va="top", ha="left",
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"},
             color="white" if weight / top > 0.7 else "black",
         )
     lines = (places[-1][0] + 1) if places else 1
@@ -95,30 +99,34 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
     adversary = _require(results, "adversary")
     importance = _require(results, "importance")[["instance_id", "attention"]]
     examples = pick_examples(adversary, options.examples, options.example_max_tokens).merge(importance, on="instance_id")
-    chars_per_line, char_w = 62, 1.0 / 62
+    left, right = 0.09, 0.99
+    chars_per_line = int((right - left) * options.width * 72 / (MONOSPACE_ADVANCE * EXAMPLE_FONT)) - 1
     blocks = []
     for record in examples.itertuples(index=False):
         words = results.words(record.instance_id)
         lines = _layout(words, chars_per_line)[-1][0] + 1 if words else 1
         blocks.append((record, words, lines))
-    total_lines = sum(2 * lines + 2.5 for _, _, lines in blocks) or 3
-    line_h = 1.0 / total_lines
-    fig, ax = new_figure(options.width, aspect=max(0.3, 0.12 * total_lines / options.width))
+    total_lines = sum(2 * lines + 1.6 for _, _, lines in blocks) or 3
+    line_h = EXAMPLE_LINE_INCHES / options.width  # axes units per line once the height is set below
+    height = total_lines * EXAMPLE_LINE_INCHES + 0.3
+    fig = plt.figure(figsize=(options.width, height))
+    ax = fig.add_axes((left, 0.0, right - left, 1 - 0.3 / height))
     ax.set_axis_off()
-    y = 1.0
+    ax.set_xlim(0, chars_per_line)
+    ax.set_ylim(-total_lines, 0)
+    line_h = 1.0
+    y = 0.0
     for record, words, _ in blocks:
         label = results.classes[int(record.predicted)] if int(record.predicted) < len(results.classes) else record.predicted
         delta = output_change(record.original_output, record.adversarial_output)
         ax.text(0, y, f"#{record.instance_id}: predicted {label}, JSD {record.emax_jsd:.3f}, Δŷ {delta:.3f}",
-                fontsize=6.5, va="top")
+                fontsize=EXAMPLE_FONT + 0.5, va="top")
         y -= line_h
         for name, weights in (("orig.", record.attention), ("adv.", record.adversarial_attention)):
-            ax.text(-0.01, y, name, fontsize=5.5, va="top", ha="right", color="0.35")
-            y = _heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, char_w, line_h)
-        y -= 0.5 * line_h
+            ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")
+            y = _heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h)
+        y -= 0.6 * line_h
     if not blocks:
-        ax.text(0.5, 0.5, "no adversarial results", ha="center", va="center")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(min(y, 0.0), 1.0)
-    set_title(fig, results.title)
+        ax.text(0.5, 0.5, "no adversarial results", ha="center", va="center", transform=ax.transAxes)
+    fig.suptitle(results.title, fontsize=8, y=1 - 0.04 / height)
     return fig

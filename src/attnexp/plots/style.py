@@ -84,10 +84,15 @@ def hue_palette(classes: Sequence[str], palette: str = "spec") -> dict[str, str]
 
 
 def save_figure(fig: Figure, paths: Sequence[str | Path], dpi: int = 150) -> None:
-    """Write `fig` to every path (format from the suffix) atomically, then close it."""
-    for path in paths:
+    """Write `fig` to every path (format from the suffix) atomically, then close it.
+
+    The layout is solved once, for the first format, and then frozen: the second save only redraws.
+    """
+    for index, path in enumerate(paths):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix.lstrip("."), dpi=dpi)
+        if index == 0:
+            fig.set_layout_engine("none")
     plt.close(fig)
 
 

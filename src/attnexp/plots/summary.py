@@ -47,8 +47,8 @@ def kendall_bars(kendall: pd.DataFrame, cross: pd.DataFrame, attention: str, opt
     ax.axvline(0, color="black", linewidth=0.6)
     ax.set_xlim(-1, 1)
     ax.set_xlabel(f"Mean Kendall {PAIR_LABELS.get(pair, pair)} (± std)")
-    ax.set_title(f"{attention} attention")
-    ax.legend(loc="lower right")
+    ax.set_title(f"{attention} attention", pad=14)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(encoders), borderaxespad=0.1)
     return fig
 
 
