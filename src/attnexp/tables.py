@@ -49,10 +49,13 @@ def seed_interval(values: Sequence[float], confidence: float = 0.95, n_resamples
 
 
 def across_seeds(per_seed: pd.DataFrame, keys: Sequence[str], means: Sequence[str], sums: Sequence[str] = (),
-                 ci_of: str = "mean", bootstrap_options: Mapping | None = None) -> pd.DataFrame:
-    """Collapse the `seed` column: mean of `means`, sum of `sums`, n_seeds, and a bootstrap CI of `ci_of`."""
+                 ci_of: str = "mean", bootstrap_options: Mapping | None = None, skipna: bool = True) -> pd.DataFrame:
+    """Collapse the `seed` column: mean of `means`, sum of `sums`, n_seeds, and a bootstrap CI of `ci_of`.
+
+    `skipna=False` keeps a NaN seed visible in the mean (the `propagate` τ policy).
+    """
     grouped = per_seed.groupby(list(keys), sort=False, dropna=False)
-    table = grouped[list(means)].mean()
+    table = grouped[list(means)].mean() if skipna else grouped[list(means)].agg(lambda v: v.mean(skipna=False))
     for column in sums:
         table[column] = grouped[column].sum()
     table.insert(0, "n_seeds", grouped["seed"].nunique())
@@ -192,7 +195,7 @@ def table2(models: Sequence[Mapping], classes: Mapping[str, Sequence[str]], nan_
         ignore_index=True,
     )
     table = across_seeds(per_seed, [*MODEL_KEYS, "pair", "group"], ["mean", "std", "sig_frac"], sums=["n", "n_nan"],
-                         bootstrap_options=bootstrap_options)
+                         bootstrap_options=bootstrap_options, skipna=nan_policy == "omit")
     table["nan_policy"] = nan_policy
     return table
 
