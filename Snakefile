@@ -50,6 +50,6 @@ rule report:
     log:
         "logs/report.log",
     conda:
-        "envs/attnexp.yaml"
+        "workflow/envs/attnexp.yaml"
     shell:
         "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"
