@@ -66,6 +66,7 @@ def collate(rows: pd.DataFrame, extra_padding: int = 0) -> Batch:
     question = question_lengths = None
     if "question" in rows and rows["question"].notna().all():
         question, question_lengths = pad_sequences(list(rows["question"]))
+    candidates = torch.as_tensor(np.stack(rows["candidates"].to_list()), dtype=torch.bool) if "candidates" in rows else None
     return Batch(
         tokens=tokens,
         lengths=lengths,
@@ -73,6 +74,7 @@ def collate(rows: pd.DataFrame, extra_padding: int = 0) -> Batch:
         instance_ids=list(rows["instance_id"]),
         question=question,
         question_lengths=question_lengths,
+        candidates=candidates,
     )
 
 

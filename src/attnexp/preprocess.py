@@ -14,6 +14,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from .datasets import DatasetSpec
+from .datasets.acquire import resolve_files, verify_files
 from .io import read_json, write_json, write_parquet
 
 PAD, UNK, SOS, EOS = 0, 1, 2, 3
@@ -60,10 +61,19 @@ def length_filter(lengths: pd.Series, bounds: tuple[int | None, int | None], imp
 
 
 def preprocess(
-    spec: DatasetSpec, raw_dir: str | Path, vocab_fit_on: str = "train", implicit_extremes: bool = False
+    spec: DatasetSpec,
+    raw_dir: str | Path | None,
+    vocab_fit_on: str = "train",
+    implicit_extremes: bool = False,
+    user_files: dict | None = None,
 ) -> tuple[pd.DataFrame, dict]:
-    """Read the raw files of `spec` and return (instances, meta) in the shared format."""
-    frame = spec.read(Path(raw_dir)).reset_index(drop=True)
+    """Read the raw files of `spec` and return (instances, meta) in the shared format.
+
+    Files listed in `raw_dir/SHA256SUMS` are verified first, so a corrupt file fails before anything is written.
+    """
+    files = resolve_files(spec, raw_dir, user_files)
+    verified = verify_files(files, raw_dir)
+    frame = spec.read(files).reset_index(drop=True)
     frame = frame[frame["text"].str.split().str.len() > 0].reset_index(drop=True)
     if "dev" not in set(frame["split"]):
         if not spec.dev_fraction:
@@ -81,9 +91,16 @@ def preprocess(
     if has_question:
         documents += [q.split() for q in fit["question"]]
     vocab = build_vocabulary(documents, spec.min_df)
+    if spec.classes:
+        classes = list(spec.classes)
+    elif spec.derive_classes:
+        classes = list(spec.derive_classes(files, frame))
+    else:
+        classes = sorted({str(v) for v in frame["label"]})
+    if spec.vocab_add_labels:
+        vocab += [c for c in classes if c not in set(vocab)]
     index = {w: i for i, w in enumerate(vocab)}
 
-    classes = list(spec.classes) if spec.classes else sorted({str(v) for v in frame["label"]})
     class_index = {c: i for i, c in enumerate(classes)}
     labels = frame["label"].astype(str).map(class_index)
     if labels.isna().any():
@@ -101,8 +118,11 @@ def preprocess(
     out["length"] = out["tokens"].map(len) - 2
     if has_question:
         out["question"] = [encode(q.split(), index) for q in frame["question"]]
+    if "candidates" in frame:
+        out["candidates"] = frame["candidates"].map(lambda allowed: [c in set(allowed) for c in classes])
     out["rationale"] = frame["rationale"].map(lambda r: [p + 1 for p in r]) if "rationale" in frame else [[] for _ in range(len(out))]
 
+    before_filter = {s: int((out["split"] == s).sum()) for s in SPLITS}
     if spec.task == "bc":
         keep = pd.concat(
             [length_filter(part["length"], spec.length_bounds, implicit_extremes) for _, part in out.groupby("split")]
@@ -120,10 +140,16 @@ def preprocess(
         "classes": classes,
         "vocab": vocab,
         "sizes": {s: int((out["split"] == s).sum()) for s in SPLITS},
+        "sizes_before_filter": before_filter,
         "class_counts": {s: out.loc[out["split"] == s, "label"].value_counts().sort_index().to_dict() for s in SPLITS},
         "mean_length": float(out["length"].mean()),
         "comparable": spec.comparable,
-        "options": {"vocab_fit_on": vocab_fit_on, "implicit_extremes": implicit_extremes, "min_df": spec.min_df},
+        "note": spec.note if not spec.comparable else "",
+        "raw_files": {role: str(path) for role, path in files.items()},
+        "verified_sha256": verified,
+        "embeddings": "random",
+        "options": {"vocab_fit_on": vocab_fit_on, "implicit_extremes": implicit_extremes, "min_df": spec.min_df,
+                    "length_bounds": list(spec.length_bounds), "split_seed": spec.split_seed},
     }
     return out, meta
 
@@ -151,12 +177,18 @@ def positive_class_weight(labels: np.ndarray) -> float:
 __all__ = ["PAD", "UNK", "SOS", "EOS", "preprocess", "load_preprocessed", "split_frame", "math"]
 
 
-def run_preprocess(dataset: str, raw_dir: str | Path, instances_path: str | Path, meta_path: str | Path, options: dict) -> dict:
-    """Preprocess one dataset from its raw directory and write the shared format."""
+def run_preprocess(dataset: str, raw_dir: str | Path | None, instances_path: str | Path, meta_path: str | Path, options: dict,
+                   user_files: dict | None = None) -> dict:
+    """Preprocess one dataset from its raw directory (or user-named files) and write the shared format."""
+    import time
+
     from .datasets import get_dataset
 
+    start = time.perf_counter()
     spec = get_dataset(dataset)
-    instances, meta = preprocess(spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False))
+    instances, meta = preprocess(spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False),
+                                 user_files)
+    meta["seconds"] = round(time.perf_counter() - start, 2)
     write_preprocessed(instances, meta, instances_path, meta_path)
     print(f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
           f"mean length {meta['mean_length']:.1f}")

@@ -38,8 +38,12 @@ class TrainResult:
 
 
 def build_model(meta: dict, encoder: str, attention: str, embedding_dim: int, hidden_size: int, cnn_filters: int = 64,
-                mean_includes_padding: bool = False, seed: int | None = None) -> AttentionClassifier:
-    """A fresh model for the dataset described by `meta`; `seed` makes its initial weights repeatable."""
+                mean_includes_padding: bool = False, seed: int | None = None,
+                embeddings: torch.Tensor | None = None) -> AttentionClassifier:
+    """A fresh model for the dataset described by `meta`; `seed` makes its initial weights repeatable.
+
+    `embeddings` ([vocab, dim]) replaces the random initial embedding rows (pretrained word vectors).
+    """
     if seed is not None:
         seed_everything(seed)
     config = ModelConfig(
@@ -53,7 +57,7 @@ def build_model(meta: dict, encoder: str, attention: str, embedding_dim: int, hi
         cnn_filters=cnn_filters,
         mean_includes_padding=mean_includes_padding,
     )
-    return AttentionClassifier(config)
+    return AttentionClassifier(config, embeddings)
 
 
 @torch.no_grad()
@@ -129,17 +133,32 @@ def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSe
 
 
 def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed: int, hyperparameters: dict,
-                 select_on: str, model_options: dict, deterministic: bool, outputs: dict, threads: int = 1) -> dict:
-    """Train one grid cell and write model, metrics, per-epoch log and the full run config."""
+                 select_on: str, model_options: dict, deterministic: bool, outputs: dict, threads: int = 1,
+                 embeddings: dict | None = None) -> dict:
+    """Train one grid cell and write model, metrics, per-epoch log and the full run config.
+
+    `embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
+    embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used
+    pretrained vectors is flagged non-comparable.
+    """
     from .io import write_csv, write_json, write_yaml
     from .models import save_model
     from .preprocess import load_preprocessed
 
     torch.set_num_threads(threads)
     instances, meta = load_preprocessed(instances_dir)
+    source, vectors = "random", None
+    if embeddings and embeddings.get("path"):
+        from .embeddings import load_word_vectors
+
+        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], hyperparameters["embedding_dim"],
+                                          embeddings.get("missing", "zero"), seed)
+        source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
+        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
     model = build_model(meta, encoder, attention, hyperparameters["embedding_dim"], hyperparameters["hidden_size"],
                         model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False),
-                        seed=seed)
+                        seed=seed, embeddings=vectors)
+    comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
     settings = TrainSettings(epochs=hyperparameters["epochs"], batch_size=hyperparameters["batch_size"], seed=seed,
                              select_on=select_on, deterministic=deterministic)
     print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
@@ -147,7 +166,7 @@ def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed
     run_config = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed,
                   "hyperparameters": hyperparameters, "model_selection": {"split": select_on},
                   "model": model_options, "seeding": {"deterministic": deterministic},
-                  "preprocessing": meta["options"], "embeddings": "random", "comparable": meta["comparable"]}
+                  "preprocessing": meta["options"], "embeddings": source, "comparable": comparable}
     save_model(result.model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], result.history)
     write_yaml(outputs["config"], run_config)

@@ -60,6 +60,7 @@ rule preprocess:
     params:
         raw_dir=get_raw_dir,
         options=config["preprocessing"],
+        user_files=config["data"]["user_files"],
     log:
         "logs/preprocess/{dataset}.log",
     conda:

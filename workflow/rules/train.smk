@@ -15,6 +15,7 @@ rule train:
         select_on=config["model_selection"]["split"],
         model_options=config["model"],
         deterministic=config["seeding"]["deterministic"],
+        embeddings=get_embeddings,
     threads: 1
     resources:
         mem_mb=2000,

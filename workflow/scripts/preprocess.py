@@ -8,4 +8,5 @@ with log_to(snakemake.log[0]):
         snakemake.output.instances,
         snakemake.output.meta,
         dict(snakemake.params.options),
+        dict(snakemake.params.user_files),
     )

@@ -16,4 +16,5 @@ with log_to(snakemake.log[0]):
         snakemake.params.deterministic,
         dict(snakemake.output.items()),
         snakemake.threads,
+        dict(snakemake.params.embeddings),
     )

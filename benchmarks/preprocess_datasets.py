@@ -1,0 +1,33 @@
+"""Preprocess every dataset available in a raw-data directory; print sizes, class counts, |V| and seconds.
+
+    PYTHONPATH=src python benchmarks/preprocess_datasets.py [/work/shared/data] [dataset ...]
+"""
+
+import sys
+import time
+
+from attnexp.datasets import DATASETS
+from attnexp.datasets.acquire import missing_data
+from attnexp.preprocess import preprocess
+
+
+def main(raw_dir: str, names: list[str]) -> None:
+    for name in names or [n for n, s in DATASETS.items() if not s.synthetic]:
+        spec = DATASETS[name]
+        problem = missing_data(spec, raw_dir)
+        if problem or spec.user_files:
+            print(f"{name}: skipped ({problem or 'user-supplied data'})", flush=True)
+            continue
+        start = time.perf_counter()
+        _, meta = preprocess(spec, raw_dir)
+        seconds = time.perf_counter() - start
+        print(
+            f"{name}: sizes {meta['sizes']} before filter {meta['sizes_before_filter']} class counts "
+            f"{meta['class_counts']} |V| {len(meta['vocab'])} classes {len(meta['classes'])} "
+            f"mean length {meta['mean_length']:.1f} comparable {meta['comparable']} {seconds:.1f}s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data", sys.argv[2:])

@@ -1,0 +1,74 @@
+"""The J&W text cleaners (§3.1, §3.3): spaCy's rule-based English tokenizer, no model download.
+
+`spacy.blank("en")` is the weight-free equivalent of the authors' spaCy 2.1 `en` pipeline with the
+parser, tagger and NER disabled: tokenization is rule-based either way.
+"""
+
+import re
+import string
+from functools import lru_cache
+
+_SPACES = re.compile(r"\s+")
+_DIGIT = re.compile(r"\d")
+_DEID = re.compile(r"\[\*\*.*?\*\*\]")
+_REPEATED_SYMBOL = re.compile(r"([^a-zA-Z0-9 ])\1+")
+_NON_WORD = re.compile(r"\W")
+_NON_WORD_RUN = re.compile(r"(\W)+")
+_KERAS_FILTER = str.maketrans({c: " " for c in string.punctuation.replace("'", "") + "\t\n"})
+
+
+@lru_cache(maxsize=1)
+def tokenizer():
+    import spacy
+
+    return spacy.blank("en").tokenizer
+
+
+def spacy_tokens(text: str) -> list[str]:
+    return [t.text for t in tokenizer()(text)]
+
+
+def collapse(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def clean(text: str, mimic: bool = False) -> str:
+    """J&W `clean`: collapse whitespace, spaCy-tokenize, lowercase, tokens with a digit -> `qqq`.
+
+    `mimic=True` also maps de-identification spans `[** ... **]` to `<DE>` and collapses runs of a
+    repeated non-alphanumeric character to one (the MIMIC variant).
+    """
+    if mimic:
+        text = _REPEATED_SYMBOL.sub(r"\1", _DEID.sub(" <DE> ", text))
+    tokens = [t.lower() for t in spacy_tokens(collapse(text)) if not t.isspace()]
+    if mimic:
+        tokens = _rejoin_deid(tokens)
+    return " ".join("qqq" if _DIGIT.search(t) else t for t in tokens)
+
+
+def _rejoin_deid(tokens: list[str]) -> list[str]:
+    """spaCy splits `<DE>` into `<`, `de`, `>`; put the placeholder back together."""
+    out: list[str] = []
+    for token in tokens:
+        if token == ">" and out[-2:] == ["<", "de"]:
+            out[-2:] = ["<DE>"]
+        else:
+            out.append(token)
+    return out
+
+
+def clean_sst(text: str) -> str:
+    """SST recipe: delete `-LRB-`, `-RRB-` -> space, non-word chars -> space, spaCy tokens lowercased (no `qqq`)."""
+    text = text.replace("-LRB-", "").replace("-RRB-", " ")
+    text = collapse(_NON_WORD.sub(" ", text))
+    return " ".join(t.lower() for t in spacy_tokens(text) if not t.isspace())
+
+
+def clean_newsgroups(text: str) -> str:
+    """20News recipe: `clean`, then each maximal run of non-word characters -> its last character, spaced."""
+    return collapse(_NON_WORD_RUN.sub(r" \1 ", clean(text)))
+
+
+def keras_tokens(text: str) -> str:
+    """Keras `text_to_word_sequence` emulation for IMDB: lowercase, punctuation except `'` -> space, split."""
+    return " ".join(text.lower().translate(_KERAS_FILTER).split())
