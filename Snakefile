@@ -18,6 +18,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/datasets.smk"
+include: "workflow/rules/analyze.smk"
 
 
 rule all:
@@ -54,3 +55,6 @@ rule report:
         "workflow/envs/attnexp.yaml"
     shell:
         "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"
+rule analyses:
+    input:
+        get_analyses_targets(),

@@ -79,7 +79,10 @@ def get_model_targets():
 
 
 def get_all_targets():
-    return get_model_targets() + get_datasets_targets()
+    targets = get_model_targets() + get_datasets_targets()
+    targets += get_analyses_targets()
+    targets += get_figures_targets()
+    return targets
 
 
 # --- figures: tables, figures and the HTML report ---
@@ -323,3 +326,13 @@ def get_embeddings(wildcards):
 
 def get_datasets_targets():
     return expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES)
+# --- analyses ---
+def get_analysis_batch_size(wildcards):
+    """J&W analyse the test set in batches of the training batch size."""
+    return get_hyperparameters(wildcards)["batch_size"]
+
+
+def get_analyses_targets():
+    return grid(
+        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
+    )
