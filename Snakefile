@@ -47,14 +47,16 @@ rule report:
         get_figures_targets(),
     output:
         "results/report.html",
-    params:
-        snakemake=f"{sys.executable} -m snakemake",
     log:
         "logs/report.log",
     conda:
         "workflow/envs/attnexp.yaml"
+    params:
+        snakemake=f"{sys.executable} -m snakemake",
     shell:
         "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"
+
+
 rule analyses:
     input:
         get_analyses_targets(),

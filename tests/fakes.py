@@ -73,26 +73,54 @@ def fake_analyses(instances: pd.DataFrame, n_classes: int, rng: np.random.Genera
     return {"importance": importance, "kendall": kendall, "permutation": permutation, "adversary": adversary}
 
 
-def write_fake_model(root: Path, dataset: str, encoder: str, attention: str, seed: int, meta: dict,
-                     instances: pd.DataFrame, rng: np.random.Generator) -> Path:
+def write_fake_model(
+    root: Path,
+    dataset: str,
+    encoder: str,
+    attention: str,
+    seed: int,
+    meta: dict,
+    instances: pd.DataFrame,
+    rng: np.random.Generator,
+) -> Path:
     folder = root / "results" / "analyses" / dataset / f"{encoder}-{attention}" / f"seed{seed}"
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in fake_analyses(instances, len(meta["classes"]), rng).items():
         frame.to_parquet(folder / f"{name}.parquet", index=False)
     recovery = pd.DataFrame(
-        [{"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed, "measure": m,
-          "precision_at_k": rng.random(), "auc": rng.random(), "n": len(instances)} for m in MEASURES]
+        [
+            {
+                "dataset": dataset,
+                "encoder": encoder,
+                "attention": attention,
+                "seed": seed,
+                "measure": m,
+                "precision_at_k": rng.random(),
+                "auc": rng.random(),
+                "n": len(instances),
+            }
+            for m in MEASURES
+        ]
     )
     recovery.to_csv(folder / "rationale_recovery.csv", index=False)
     model = root / "results" / "models" / dataset / f"{encoder}-{attention}" / f"seed{seed}"
     model.mkdir(parents=True, exist_ok=True)
-    metric = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed,
-              "accuracy": float(rng.random()), "f1_positive": float(rng.random()), "f1_macro": float(rng.random())}
+    metric = {
+        "dataset": dataset,
+        "encoder": encoder,
+        "attention": attention,
+        "seed": seed,
+        "accuracy": float(rng.random()),
+        "f1_positive": float(rng.random()),
+        "f1_macro": float(rng.random()),
+    }
     (model / "metrics.json").write_text(json.dumps(metric))
     return folder
 
 
-def write_fake_dataset(root: Path, dataset: str, task: str, classes: list[str], rng: np.random.Generator, n: int = 40) -> tuple[dict, pd.DataFrame]:
+def write_fake_dataset(
+    root: Path, dataset: str, task: str, classes: list[str], rng: np.random.Generator, n: int = 40
+) -> tuple[dict, pd.DataFrame]:
     folder = root / "results" / "preprocessed" / dataset
     folder.mkdir(parents=True, exist_ok=True)
     meta = fake_meta(dataset, task, classes, rng)

@@ -47,8 +47,9 @@ def test_every_model_figure_is_a_nonempty_image_of_the_expected_size(workdir, da
     root, models = workdir
     chosen = [model_entry(root, m) for m in models if m["dataset"] == dataset][:1]
     out = root / "figures" / dataset
-    written = render_model_figures(chosen, list(MODEL_FIGURES), root / "results/preprocessed" / dataset / "meta.json", out,
-                                   OPTIONS, out / "figures.json")
+    written = render_model_figures(
+        chosen, list(MODEL_FIGURES), root / "results/preprocessed" / dataset / "meta.json", out, OPTIONS, out / "figures.json"
+    )
     assert len(written) == 2 * len(MODEL_FIGURES) and (out / "figures.json").exists()
     for name in MODEL_FIGURES:
         stem = out / "lstm-tanh" / "seed0" / name
@@ -63,13 +64,19 @@ def test_every_model_figure_is_a_nonempty_image_of_the_expected_size(workdir, da
 
 def test_summary_figures_render(workdir, tmp_path):
     root, models = workdir
-    labelled = [{**{k: m[k] for k in ("dataset", "encoder", "attention", "seed")},
-                 "kendall": pd.read_parquet(m["folder"] / "kendall.parquet")} for m in models]
+    labelled = [
+        {
+            **{k: m[k] for k in ("dataset", "encoder", "attention", "seed")},
+            "kendall": pd.read_parquet(m["folder"] / "kendall.parquet"),
+        }
+        for m in models
+    ]
     classes = {d: c for d, (_, c) in DATASETS.items()}
     tables.table2(labelled, classes, bootstrap_options={"n_resamples": 100}).to_csv(tmp_path / "t2.csv", index=False)
     tables.cross_measure(labelled, bootstrap_options={"n_resamples": 100}).to_csv(tmp_path / "cm.csv", index=False)
-    written = render_summary_figures(tmp_path / "t2.csv", tmp_path / "cm.csv", list(SUMMARY_FIGURES), ["tanh"], tmp_path / "out",
-                                     OPTIONS, list(DATASETS))
+    written = render_summary_figures(
+        tmp_path / "t2.csv", tmp_path / "cm.csv", list(SUMMARY_FIGURES), ["tanh"], tmp_path / "out", OPTIONS, list(DATASETS)
+    )
     assert len(written) == 2 * len(SUMMARY_FIGURES)
     for path in written:
         assert (tmp_path / "out").exists() and pd.io.common.file_exists(path)

@@ -39,9 +39,11 @@ def reference_group(taus: list[tuple[float, float, bool]], nan_policy: str) -> d
 
 @pytest.mark.parametrize("nan_policy", ["omit", "propagate"])
 def test_table2_matches_a_per_instance_loop(models, nan_policy):
-    table = tables.table2(models, CLASSES, nan_policy, {"n_resamples": 200}).set_index(
-        ["dataset", "encoder", "attention", "pair", "group"]
-    ).sort_index()
+    table = (
+        tables.table2(models, CLASSES, nan_policy, {"n_resamples": 200})
+        .set_index(["dataset", "encoder", "attention", "pair", "group"])
+        .sort_index()
+    )
     for dataset, classes in CLASSES.items():
         for encoder in ("lstm", "average"):
             per_seed = {}
@@ -121,8 +123,18 @@ def test_table1_reports_metric_by_task():
 
 def test_rationale_recovery_averages_seeds_and_keeps_header_when_empty():
     frames = [
-        pd.DataFrame({"dataset": "s", "encoder": "lstm", "attention": "tanh", "seed": seed, "measure": ["attention", "loo"],
-                      "precision_at_k": [0.2 * seed, 0.5], "auc": [0.6, 0.1 * seed], "n": 10})
+        pd.DataFrame(
+            {
+                "dataset": "s",
+                "encoder": "lstm",
+                "attention": "tanh",
+                "seed": seed,
+                "measure": ["attention", "loo"],
+                "precision_at_k": [0.2 * seed, 0.5],
+                "auc": [0.6, 0.1 * seed],
+                "n": 10,
+            }
+        )
         for seed in (1, 2)
     ]
     table = tables.rationale_recovery(frames, {"n_resamples": 100}).set_index("measure")

@@ -35,7 +35,9 @@ def dataset_order(names: Sequence[str]) -> list[str]:
     return sorted(dict.fromkeys(names), key=rank)
 
 
-def seed_interval(values: Sequence[float], confidence: float = 0.95, n_resamples: int = 9999, seed: int = 0) -> tuple[float, float]:
+def seed_interval(
+    values: Sequence[float], confidence: float = 0.95, n_resamples: int = 9999, seed: int = 0
+) -> tuple[float, float]:
     """Percentile-bootstrap interval of the mean over seeds; NaN with fewer than two finite values."""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
@@ -43,13 +45,26 @@ def seed_interval(values: Sequence[float], confidence: float = 0.95, n_resamples
         return float("nan"), float("nan")
     if np.ptp(values) == 0:
         return float(values[0]), float(values[0])
-    result = bootstrap((values,), np.mean, confidence_level=confidence, n_resamples=n_resamples, method="percentile",
-                       random_state=np.random.default_rng(seed))
+    result = bootstrap(
+        (values,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        method="percentile",
+        random_state=np.random.default_rng(seed),
+    )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
-def across_seeds(per_seed: pd.DataFrame, keys: Sequence[str], means: Sequence[str], sums: Sequence[str] = (),
-                 ci_of: str = "mean", bootstrap_options: Mapping | None = None, skipna: bool = True) -> pd.DataFrame:
+def across_seeds(
+    per_seed: pd.DataFrame,
+    keys: Sequence[str],
+    means: Sequence[str],
+    sums: Sequence[str] = (),
+    ci_of: str = "mean",
+    bootstrap_options: Mapping | None = None,
+    skipna: bool = True,
+) -> pd.DataFrame:
     """Collapse the `seed` column: mean of `means`, sum of `sums`, n_seeds, and a bootstrap CI of `ci_of`.
 
     `skipna=False` keeps a NaN seed visible in the mean (the `propagate` τ policy).
@@ -184,8 +199,12 @@ def kendall_per_seed(kendall: pd.DataFrame, classes: Sequence[str], nan_policy: 
     return summary.reset_index()
 
 
-def table2(models: Sequence[Mapping], classes: Mapping[str, Sequence[str]], nan_policy: str = "omit",
-           bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def table2(
+    models: Sequence[Mapping],
+    classes: Mapping[str, Sequence[str]],
+    nan_policy: str = "omit",
+    bootstrap_options: Mapping | None = None,
+) -> pd.DataFrame:
     """Kendall τ summary across seeds for every model; `models` items: dataset, encoder, attention, seed, kendall (frame)."""
     per_seed = pd.concat(
         [
@@ -194,8 +213,14 @@ def table2(models: Sequence[Mapping], classes: Mapping[str, Sequence[str]], nan_
         ],
         ignore_index=True,
     )
-    table = across_seeds(per_seed, [*MODEL_KEYS, "pair", "group"], ["mean", "std", "sig_frac"], sums=["n", "n_nan"],
-                         bootstrap_options=bootstrap_options, skipna=nan_policy == "omit")
+    table = across_seeds(
+        per_seed,
+        [*MODEL_KEYS, "pair", "group"],
+        ["mean", "std", "sig_frac"],
+        sums=["n", "n_nan"],
+        bootstrap_options=bootstrap_options,
+        skipna=nan_policy == "omit",
+    )
     table["nan_policy"] = nan_policy
     return table
 
@@ -207,7 +232,8 @@ def table2_display(table: pd.DataFrame, order: Sequence[str], pairs: Sequence[st
         f"{r.mean:.2f} ± {r.std:.2f} ({r.sig_frac:.2f})"
         + (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.n_seeds > 1 else "")
         + (f"; {int(r.n_nan)} undef." if r.n_nan else "")
-        if np.isfinite(r.mean) else f"– ({int(r.n_nan)} undef.)"
+        if np.isfinite(r.mean)
+        else f"– ({int(r.n_nan)} undef.)"
         for r in table.itertuples()
     ]
     table["model"] = table["encoder"] + "-" + table["attention"]
@@ -232,12 +258,18 @@ def cross_measure_per_seed(kendall: pd.DataFrame) -> pd.DataFrame:
             columns[name] = wide[left] - wide[right]
     values = pd.DataFrame(columns)
     return pd.DataFrame(
-        {"measure": values.columns, "mean": values.mean().to_numpy(), "std": values.std(ddof=0).to_numpy(),
-         "n": values.notna().sum().to_numpy()}
+        {
+            "measure": values.columns,
+            "mean": values.mean().to_numpy(),
+            "std": values.std(ddof=0).to_numpy(),
+            "n": values.notna().sum().to_numpy(),
+        }
     )
 
 
-def cross_measure(models: Sequence[Mapping], legacy_labels: bool = False, bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def cross_measure(
+    models: Sequence[Mapping], legacy_labels: bool = False, bootstrap_options: Mapping | None = None
+) -> pd.DataFrame:
     """Cross-measure summary per model across seeds; `legacy_labels` renames pairs as the authors' CorrStats (ag/al/gl)."""
     per_seed = pd.concat(
         [cross_measure_per_seed(m["kendall"]).assign(**{k: m[k] for k in (*MODEL_KEYS, "seed")}) for m in models],
@@ -251,8 +283,10 @@ def cross_measure(models: Sequence[Mapping], legacy_labels: bool = False, bootst
 
 def cross_measure_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     table = table.copy()
-    table["cell"] = [f"{r.mean:.3f} ± {r.std:.3f}" + (f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if r.n_seeds > 1 else "")
-                     for r in table.itertuples()]
+    table["cell"] = [
+        f"{r.mean:.3f} ± {r.std:.3f}" + (f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if r.n_seeds > 1 else "")
+        for r in table.itertuples()
+    ]
     table["model"] = table["encoder"] + "-" + table["attention"]
     wide = table.pivot_table(index=["dataset", "model"], columns="measure", values="cell", aggfunc="first", sort=False)
     wide = wide[list(dict.fromkeys(table["measure"]))].reset_index()
@@ -269,10 +303,16 @@ def rationale_recovery(frames: Sequence[pd.DataFrame], bootstrap_options: Mappin
     per_seed = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
     if per_seed is None:
         return pd.DataFrame(columns=columns)
-    table = across_seeds(per_seed.rename(columns={"precision_at_k": "mean"}), [*MODEL_KEYS, "measure"], ["mean", "auc"],
-                         sums=["n"], bootstrap_options=bootstrap_options)
-    auc = across_seeds(per_seed.rename(columns={"auc": "mean"}), [*MODEL_KEYS, "measure"], ["mean"],
-                       bootstrap_options=bootstrap_options)
+    table = across_seeds(
+        per_seed.rename(columns={"precision_at_k": "mean"}),
+        [*MODEL_KEYS, "measure"],
+        ["mean", "auc"],
+        sums=["n"],
+        bootstrap_options=bootstrap_options,
+    )
+    auc = across_seeds(
+        per_seed.rename(columns={"auc": "mean"}), [*MODEL_KEYS, "measure"], ["mean"], bootstrap_options=bootstrap_options
+    )
     table["auc_ci_low"], table["auc_ci_high"] = auc["ci_low"].to_numpy(), auc["ci_high"].to_numpy()
     return table.rename(columns={"mean": "precision_at_k"})[columns]
 
@@ -282,8 +322,9 @@ def rationale_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame
         return pd.DataFrame(columns=["Dataset", "Model", "measure", "precision@k", "AUC"])
     table = table.copy()
     table["Model"] = table["encoder"] + "-" + table["attention"]
-    table["precision@k"] = [_cell(r.precision_at_k, np.nan, 1, r.ci_low, r.ci_high) + _ci(r.n_seeds, r.ci_low, r.ci_high)
-                            for r in table.itertuples()]
+    table["precision@k"] = [
+        _cell(r.precision_at_k, np.nan, 1, r.ci_low, r.ci_high) + _ci(r.n_seeds, r.ci_low, r.ci_high) for r in table.itertuples()
+    ]
     table["AUC"] = [_cell(r.auc, np.nan, 1, 0, 0) + _ci(r.n_seeds, r.auc_ci_low, r.auc_ci_high) for r in table.itertuples()]
     table = table.sort_values("dataset", key=lambda d: d.map({n: i for i, n in enumerate(order)}), kind="stable")
     return table.rename(columns={"dataset": "Dataset"})[["Dataset", "Model", "measure", "precision@k", "AUC"]]
@@ -296,8 +337,14 @@ def _ci(n_seeds: int, low: float, high: float) -> str:
 # --- writing ---
 
 
-def write_table(table: pd.DataFrame, display: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path,
-                latex_path: str | Path, caption: str) -> None:
+def write_table(
+    table: pd.DataFrame,
+    display: pd.DataFrame,
+    csv_path: str | Path,
+    markdown_path: str | Path,
+    latex_path: str | Path,
+    caption: str,
+) -> None:
     """CSV of `table`; Markdown and LaTeX of `display` (the paper layout) with `caption`."""
     write_csv(csv_path, table)
     markdown = display.to_markdown(index=False) if len(display) else "(no rows)"
@@ -320,53 +367,87 @@ def load_metas(paths: Mapping[str, str | Path]) -> dict[str, dict]:
 
 CAPTIONS = {
     "table1": "Table 1 analogue: dataset statistics (|V| with the 4 specials, average real length, split sizes by class) "
-              "and test performance per model (F1 of the positive class for binary classification, accuracy for QA/NLI).",
+    "and test performance per model (F1 of the positive class for binary classification, accuracy for QA/NLI).",
     "table2": "Table 2 analogue: Kendall τ between attention and gradient / leave-one-out importance, mean ± std "
-              "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ.",
+    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ.",
     "cross_measure": "Cross-measure summary (J&W §6.6): mean ± std of τ per pair and of the per-instance differences "
-                     "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
+    "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
     "rationale_recovery": "Planted-rationale recovery: precision@k and ROC-AUC of each importance measure at finding "
-                          "the generator's cue tokens (planted data only).",
+    "the generator's cue tokens (planted data only).",
 }
 
 
 def _labelled(models: Sequence[Mapping], paths: Sequence[str | Path]) -> list[dict]:
     if len(models) != len(paths):
-        raise ValueError(f"{len(models)} model labels but {len(paths)} kendall tables; the workflow must pass them in the same order")
-    return [{**model, "kendall": pd.read_parquet(path, columns=["instance_id", "predicted", "pair", "tau", "p_value", "is_nan"])}
-            for model, path in zip(models, paths, strict=True)]
+        raise ValueError(
+            f"{len(models)} model labels but {len(paths)} kendall tables; the workflow must pass them in the same order"
+        )
+    return [
+        {**model, "kendall": pd.read_parquet(path, columns=["instance_id", "predicted", "pair", "tau", "p_value", "is_nan"])}
+        for model, path in zip(models, paths, strict=True)
+    ]
 
 
-def build_table1(datasets: Sequence[str], meta_paths: Sequence[str | Path], metrics_paths: Sequence[str | Path],
-                 outputs: Mapping[str, str], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def build_table1(
+    datasets: Sequence[str],
+    meta_paths: Sequence[str | Path],
+    metrics_paths: Sequence[str | Path],
+    outputs: Mapping[str, str],
+    bootstrap_options: Mapping | None = None,
+) -> pd.DataFrame:
     metas = load_metas(dict(zip(datasets, meta_paths, strict=True)))
     table = table1(metas, [read_json(p) for p in metrics_paths], bootstrap_options)
-    write_table(table, table1_display(table, dataset_order(datasets)), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["table1"])
+    write_table(
+        table, table1_display(table, dataset_order(datasets)), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["table1"]
+    )
     return table
 
 
-def build_table2(models: Sequence[Mapping], kendall_paths: Sequence[str | Path], datasets: Sequence[str],
-                 meta_paths: Sequence[str | Path], outputs: Mapping[str, str], pairs: Sequence[str], nan_policy: str = "omit",
-                 bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def build_table2(
+    models: Sequence[Mapping],
+    kendall_paths: Sequence[str | Path],
+    datasets: Sequence[str],
+    meta_paths: Sequence[str | Path],
+    outputs: Mapping[str, str],
+    pairs: Sequence[str],
+    nan_policy: str = "omit",
+    bootstrap_options: Mapping | None = None,
+) -> pd.DataFrame:
     classes = {d: m["classes"] for d, m in load_metas(dict(zip(datasets, meta_paths, strict=True))).items()}
     table = table2(_labelled(models, kendall_paths), classes, nan_policy, bootstrap_options)
-    write_table(table, table2_display(table, dataset_order(datasets), pairs), outputs["csv"], outputs["md"], outputs["tex"],
-                CAPTIONS["table2"])
+    write_table(
+        table,
+        table2_display(table, dataset_order(datasets), pairs),
+        outputs["csv"],
+        outputs["md"],
+        outputs["tex"],
+        CAPTIONS["table2"],
+    )
     return table
 
 
-def build_cross_measure(models: Sequence[Mapping], kendall_paths: Sequence[str | Path], outputs: Mapping[str, str],
-                        legacy_labels: bool = False, bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def build_cross_measure(
+    models: Sequence[Mapping],
+    kendall_paths: Sequence[str | Path],
+    outputs: Mapping[str, str],
+    legacy_labels: bool = False,
+    bootstrap_options: Mapping | None = None,
+) -> pd.DataFrame:
     table = cross_measure(_labelled(models, kendall_paths), legacy_labels, bootstrap_options)
     order = dataset_order([m["dataset"] for m in models])
-    write_table(table, cross_measure_display(table, order), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["cross_measure"])
+    write_table(
+        table, cross_measure_display(table, order), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["cross_measure"]
+    )
     return table
 
 
-def build_rationale_table(recovery_paths: Sequence[str | Path], outputs: Mapping[str, str],
-                          bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def build_rationale_table(
+    recovery_paths: Sequence[str | Path], outputs: Mapping[str, str], bootstrap_options: Mapping | None = None
+) -> pd.DataFrame:
     frames = [pd.read_csv(p) for p in recovery_paths]
     table = rationale_recovery(frames, bootstrap_options)
     order = dataset_order([d for f in frames for d in f.get("dataset", [])])
-    write_table(table, rationale_display(table, order), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["rationale_recovery"])
+    write_table(
+        table, rationale_display(table, order), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["rationale_recovery"]
+    )
     return table

@@ -8,9 +8,13 @@ from attnexp.config import ConfigError, validate_config
 from attnexp.datasets import DATASETS, get_dataset
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    validate_config(
+        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+    )
 except ConfigError as err:
-    raise WorkflowError(f"{err}\nFix config/config.yaml (or the file given with --configfile).") from None
+    raise WorkflowError(
+        f"{err}\nFix config/config.yaml (or the file given with --configfile)."
+    ) from None
 
 
 DATASET_NAMES = config["datasets"]
@@ -89,7 +93,8 @@ def get_all_targets():
 from attnexp.plots.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 
 FIGURES = config["figures"]
-in_report = report  # `report` at the start of a line would parse as the global directive
+# `report(` at the start of a line would parse as the global `report:` directive
+in_report = report
 MODEL_FIGURE_NAMES = FIGURES["per_model"]
 SUMMARY_FIGURES = FIGURES["summary"]
 
@@ -117,7 +122,11 @@ def grid_models(datasets=None):
 def figure_models(datasets=None):
     """Models that get per-model figures in the aggregate targets (config figures.models; "all" = the grid)."""
     chosen = FIGURES["models"]
-    return [m for m in grid_models(datasets) if "all" in chosen or f"{m['encoder']}-{m['attention']}" in chosen]
+    return [
+        m
+        for m in grid_models(datasets)
+        if "all" in chosen or f"{m['encoder']}-{m['attention']}" in chosen
+    ]
 
 
 def figure_options():
@@ -132,7 +141,9 @@ def bootstrap_options():
 def kendall_nan_policy():
     """Table 2 follows the analyses' τ NaN policy (J&W §6.3), so its numbers match kendall_summary.csv."""
     analyses = config.get("analyses", {})
-    return analyses.get("kendall", {}).get("nan_policy", analyses.get("kendall_nan_policy", "omit"))
+    return analyses.get("kendall", {}).get(
+        "nan_policy", analyses.get("kendall_nan_policy", "omit")
+    )
 
 
 def model_tables(model, tables):
@@ -140,7 +151,9 @@ def model_tables(model, tables):
     folder = analysis_dir(**model)
     paths = {t: f"{folder}/{t}.parquet" for t in tables if t != "instances"}
     if "instances" in tables:
-        paths["instances"] = f"results/preprocessed/{model['dataset']}/instances.parquet"
+        paths["instances"] = (
+            f"results/preprocessed/{model['dataset']}/instances.parquet"
+        )
     return paths
 
 
@@ -150,12 +163,20 @@ def needed_tables(names):
 
 def get_dataset_figure_models(wildcards):
     tables = needed_tables(MODEL_FIGURE_NAMES)
-    return [{**m, **model_tables(m, tables)} for m in figure_models([wildcards.dataset])]
+    return [
+        {**m, **model_tables(m, tables)} for m in figure_models([wildcards.dataset])
+    ]
 
 
 def get_dataset_figure_inputs(wildcards):
     tables = needed_tables(MODEL_FIGURE_NAMES)
-    return sorted({p for m in figure_models([wildcards.dataset]) for p in model_tables(m, tables).values()})
+    return sorted(
+        {
+            p
+            for m in figure_models([wildcards.dataset])
+            for p in model_tables(m, tables).values()
+        }
+    )
 
 
 def wildcard_model(wildcards):
@@ -173,7 +194,11 @@ def get_model_figure_models(wildcards):
 
 
 def get_model_figure_inputs(wildcards):
-    return list(model_tables(wildcard_model(wildcards), MODEL_FIGURE_TABLES[wildcards.figure]).values())
+    return list(
+        model_tables(
+            wildcard_model(wildcards), MODEL_FIGURE_TABLES[wildcards.figure]
+        ).values()
+    )
 
 
 def model_figure_outputs():
@@ -188,7 +213,11 @@ def model_figure_outputs():
                     caption=f"../report/{name}.rst",
                     category="{dataset}",
                     subcategory=f"{m['encoder']}-{m['attention']} seed {m['seed']}",
-                    labels={"figure": name, "model": f"{m['encoder']}-{m['attention']}", "seed": str(m["seed"])},
+                    labels={
+                        "figure": name,
+                        "model": f"{m['encoder']}-{m['attention']}",
+                        "seed": str(m["seed"]),
+                    },
                 )
             )
             outputs.append(f"{stem}.pdf")
@@ -215,7 +244,12 @@ def summary_figure_outputs():
 
 def table_outputs(stem, caption):
     return {
-        "csv": in_report(f"results/tables/{stem}.csv", caption=caption, category="Tables", labels={"table": stem}),
+        "csv": in_report(
+            f"results/tables/{stem}.csv",
+            caption=caption,
+            category="Tables",
+            labels={"table": stem},
+        ),
         "md": f"results/tables/{stem}.md",
         "tex": f"results/tables/{stem}.tex",
     }
@@ -223,7 +257,9 @@ def table_outputs(stem, caption):
 
 def get_table_targets():
     stems = ["table1_datasets", "table2_kendall", "cross_measure", "rationale_recovery"]
-    return [f"results/tables/{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")]
+    return [
+        f"results/tables/{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")
+    ]
 
 
 def get_figure_targets():
@@ -326,6 +362,8 @@ def get_embeddings(wildcards):
 
 def get_datasets_targets():
     return expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES)
+
+
 # --- analyses ---
 def get_analysis_batch_size(wildcards):
     """J&W analyse the test set in batches of the training batch size."""

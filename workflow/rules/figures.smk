@@ -14,13 +14,13 @@ rule table1:
         metrics=[f"{model_dir(**m)}/metrics.json" for m in grid_models()],
     output:
         **table_outputs("table1_datasets", "../report/table1_datasets.rst"),
-    params:
-        datasets=DATASET_NAMES,
-        bootstrap=bootstrap_options(),
     log:
         "logs/tables/table1_datasets.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        datasets=DATASET_NAMES,
+        bootstrap=bootstrap_options(),
     script:
         "../scripts/table1.py"
 
@@ -31,16 +31,16 @@ rule table2:
         kendall=[f"{analysis_dir(**m)}/kendall.parquet" for m in grid_models()],
     output:
         **table_outputs("table2_kendall", "../report/table2_kendall.rst"),
+    log:
+        "logs/tables/table2_kendall.log",
+    conda:
+        "../envs/attnexp.yaml"
     params:
         models=grid_models(),
         datasets=DATASET_NAMES,
         pairs=FIGURES["table_pairs"],
         nan_policy=kendall_nan_policy(),
         bootstrap=bootstrap_options(),
-    log:
-        "logs/tables/table2_kendall.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/table2.py"
 
@@ -50,14 +50,14 @@ rule cross_measure_table:
         kendall=[f"{analysis_dir(**m)}/kendall.parquet" for m in grid_models()],
     output:
         **table_outputs("cross_measure", "../report/cross_measure.rst"),
-    params:
-        models=grid_models(),
-        legacy_labels=FIGURES["legacy_labels"],
-        bootstrap=bootstrap_options(),
     log:
         "logs/tables/cross_measure.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        models=grid_models(),
+        legacy_labels=FIGURES["legacy_labels"],
+        bootstrap=bootstrap_options(),
     script:
         "../scripts/cross_measure_table.py"
 
@@ -67,12 +67,12 @@ rule rationale_table:
         recovery=[f"{analysis_dir(**m)}/rationale_recovery.csv" for m in grid_models()],
     output:
         **table_outputs("rationale_recovery", "../report/rationale_recovery.rst"),
-    params:
-        bootstrap=bootstrap_options(),
     log:
         "logs/tables/rationale_recovery.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        bootstrap=bootstrap_options(),
     script:
         "../scripts/rationale_table.py"
 
@@ -84,19 +84,19 @@ rule dataset_figures:
     output:
         manifest="results/figures/{dataset}/figures.json",
         figures=model_figure_outputs(),
+    log:
+        "logs/figures/{dataset}.log",
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=30,
     params:
         models=get_dataset_figure_models,
         names=MODEL_FIGURE_NAMES,
         output_dir="results/figures/{dataset}",
         options=figure_options(),
-    threads: 1
-    resources:
-        mem_mb=1500,
-        runtime=30,
-    log:
-        "logs/figures/{dataset}.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/model_figures.py"
 
@@ -111,18 +111,22 @@ rule model_figure:
             caption="../report/model_figure.rst",
             category="{dataset}",
             subcategory="{encoder}-{attention} seed {seed}",
-            labels={"figure": "{figure}", "model": "{encoder}-{attention}", "seed": "{seed}"},
+            labels={
+                "figure": "{figure}",
+                "model": "{encoder}-{attention}",
+                "seed": "{seed}",
+            },
         ),
         pdf="results/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.pdf",
+    log:
+        "logs/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.log",
+    conda:
+        "../envs/attnexp.yaml"
     params:
         models=get_model_figure_models,
         names=lambda wildcards: [wildcards.figure],
         output_dir="results/figures/{dataset}",
         options=figure_options(),
-    log:
-        "logs/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/model_figures.py"
 
@@ -134,16 +138,16 @@ rule summary_figures:
     output:
         manifest="results/figures/summary/figures.json",
         figures=summary_figure_outputs(),
-    params:
-        names=SUMMARY_FIGURES,
-        attentions=ATTENTIONS,
-        output_dir="results/figures/summary",
-        datasets=DATASET_NAMES,
-        options=figure_options(),
     log:
         "logs/figures/summary.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        names=SUMMARY_FIGURES,
+        attentions=ATTENTIONS,
+        output_dir=lambda wildcards, output: Path(output.manifest).parent,
+        datasets=DATASET_NAMES,
+        options=figure_options(),
     script:
         "../scripts/summary_figures.py"
 
@@ -161,15 +165,15 @@ rule summary_figure:
             labels={"figure": "{summary_figure}", "attention": "{attention}"},
         ),
         pdf="results/figures/summary/{attention}/{summary_figure}.pdf",
-    params:
-        names=lambda wildcards: [wildcards.summary_figure],
-        attentions=lambda wildcards: [wildcards.attention],
-        output_dir="results/figures/summary",
-        datasets=DATASET_NAMES,
-        options=figure_options(),
     log:
         "logs/figures/summary/{attention}/{summary_figure}.log",
     conda:
         "../envs/attnexp.yaml"
+    params:
+        names=lambda wildcards: [wildcards.summary_figure],
+        attentions=lambda wildcards: [wildcards.attention],
+        output_dir=lambda wildcards, output: Path(output.pdf).parents[1],
+        datasets=DATASET_NAMES,
+        options=figure_options(),
     script:
         "../scripts/summary_figures.py"

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib import pyplot as plt
 from matplotlib import colormaps
+from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
 from .data import FigureOptions, ModelResults, max_attention_bin
@@ -30,9 +30,18 @@ def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure
     frame = pd.DataFrame({"jsd": adversary["emax_jsd"].to_numpy(dtype=float), "class": results.hue(adversary)})
     fig, ax = new_figure(options.width)
     sns.histplot(
-        frame, x="jsd", hue="class", bins=JSD_BINS, stat="proportion", common_norm=False, alpha=0.6,
-        edgecolor="black", linewidth=0.4, palette=hue_palette(results.classes, options.palette),
-        hue_order=list(hue_palette(results.classes, options.palette)), ax=ax,
+        frame,
+        x="jsd",
+        hue="class",
+        bins=JSD_BINS,
+        stat="proportion",
+        common_norm=False,
+        alpha=0.6,
+        edgecolor="black",
+        linewidth=0.4,
+        palette=hue_palette(results.classes, options.palette),
+        hue_order=list(hue_palette(results.classes, options.palette)),
+        ax=ax,
     )
     place_legend(ax)
     ax.set_xlim(0, 0.7)
@@ -86,7 +95,13 @@ def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_l
     places = _layout(words, chars_per_line)
     for word, weight, (line, column) in zip(words, weights, places, strict=True):
         ax.text(
-            column, y0 - line * line_h, word, family="monospace", fontsize=EXAMPLE_FONT, va="top", ha="left",
+            column,
+            y0 - line * line_h,
+            word,
+            family="monospace",
+            fontsize=EXAMPLE_FONT,
+            va="top",
+            ha="left",
             bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"},
             color="white" if weight / top > 0.7 else "black",
         )
@@ -119,8 +134,13 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
     for record, words, _ in blocks:
         label = results.classes[int(record.predicted)] if int(record.predicted) < len(results.classes) else record.predicted
         delta = output_change(record.original_output, record.adversarial_output)
-        ax.text(0, y, f"#{record.instance_id}: predicted {label}, JSD {record.emax_jsd:.3f}, Δŷ {delta:.3f}",
-                fontsize=EXAMPLE_FONT + 0.5, va="top")
+        ax.text(
+            0,
+            y,
+            f"#{record.instance_id}: predicted {label}, JSD {record.emax_jsd:.3f}, Δŷ {delta:.3f}",
+            fontsize=EXAMPLE_FONT + 0.5,
+            va="top",
+        )
         y -= line_h
         for name, weights in (("orig.", record.attention), ("adv.", record.adversarial_attention)):
             ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")

@@ -43,8 +43,19 @@ def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> F
     else:
         frame = pd.DataFrame({"tau": taus["tau"].to_numpy(), "class": results.hue(taus)})
         sns.histplot(
-            frame, x="tau", hue="class", bins=TAU_BINS, stat="proportion", common_norm=False, element="bars",
-            alpha=0.6, edgecolor="black", linewidth=0.4, palette=hue_palette(results.classes, options.palette), hue_order=list(hue_palette(results.classes, options.palette)), ax=ax,
+            frame,
+            x="tau",
+            hue="class",
+            bins=TAU_BINS,
+            stat="proportion",
+            common_norm=False,
+            element="bars",
+            alpha=0.6,
+            edgecolor="black",
+            linewidth=0.4,
+            palette=hue_palette(results.classes, options.palette),
+            hue_order=list(hue_palette(results.classes, options.palette)),
+            ax=ax,
         )
         place_legend(ax)
     ax.set_xlim(-1, 1)

@@ -15,9 +15,23 @@ def binned_violins(ax, frame: pd.DataFrame, value: str, palette: dict, cut: floa
     """Horizontal violins: y = max-attention bin, x = `value`, hue = class (dodged), quartile lines inside."""
     hue_order = [name for name in palette if name in set(frame["class"])]
     sns.violinplot(
-        frame, x=value, y="bin", hue="class", order=list(MAX_ATTENTION_LABELS), hue_order=hue_order, orient="h",
-        palette=palette, inner="quart", cut=cut, density_norm="width", linewidth=0.6, ax=ax,
-        dodge=len(hue_order) > 1, legend="brief", linecolor="black", inner_kws={"linewidth": 0.6},
+        frame,
+        x=value,
+        y="bin",
+        hue="class",
+        order=list(MAX_ATTENTION_LABELS),
+        hue_order=hue_order,
+        orient="h",
+        palette=palette,
+        inner="quart",
+        cut=cut,
+        density_norm="width",
+        linewidth=0.6,
+        ax=ax,
+        dodge=len(hue_order) > 1,
+        legend="brief",
+        linecolor="black",
+        inner_kws={"linewidth": 0.6},
     )
     for collection in ax.collections:
         collection.set_alpha(0.75)
@@ -55,13 +69,25 @@ def permutation_density(results: ModelResults, options: FigureOptions) -> Figure
     frame = _frame(results)
     palette = hue_palette(results.classes, options.palette)
     fig, ax = new_figure(options.width)
-    sns.scatterplot(frame, x="max_attention", y="median", hue="class", palette=palette, hue_order=list(palette), s=6, alpha=0.6, linewidth=0, ax=ax)
+    sns.scatterplot(
+        frame,
+        x="max_attention",
+        y="median",
+        hue="class",
+        palette=palette,
+        hue_order=list(palette),
+        s=6,
+        alpha=0.6,
+        linewidth=0,
+        ax=ax,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         for name, part in frame.groupby("class", observed=True):
             if len(part) > 4 and part["max_attention"].std() > 0 and part["median"].std() > 0:
-                sns.kdeplot(part, x="max_attention", y="median", levels=4, color=palette[name], linewidths=0.7,
-                            warn_singular=False, ax=ax)
+                sns.kdeplot(
+                    part, x="max_attention", y="median", levels=4, color=palette[name], linewidths=0.7, warn_singular=False, ax=ax
+                )
     place_legend(ax)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, max(0.1, min(1.0, float(frame["median"].max()) * 1.1)) if len(frame) else 1)

@@ -65,7 +65,9 @@ def render_model_figures(
         for model in models:
             start = time.perf_counter()
             paths = {f"{table}_path": model[table] for table in needed}
-            results = load_model_results(model["dataset"], model["encoder"], model["attention"], model["seed"], meta_path, **paths)
+            results = load_model_results(
+                model["dataset"], model["encoder"], model["attention"], model["seed"], meta_path, **paths
+            )
             folder = Path(output_dir) / f"{model['encoder']}-{model['attention']}" / f"seed{model['seed']}"
             for name in names:
                 outputs = figure_paths(folder / name)

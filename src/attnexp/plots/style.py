@@ -54,7 +54,9 @@ def paper_style() -> Iterator[None]:
         yield
 
 
-def new_figure(width: float = COLUMN_WIDTH, aspect: float = 1.0, nrows: int = 1, ncols: int = 1, **kwargs) -> tuple[Figure, object]:
+def new_figure(
+    width: float = COLUMN_WIDTH, aspect: float = 1.0, nrows: int = 1, ncols: int = 1, **kwargs
+) -> tuple[Figure, object]:
     """A figure `width` inches wide and `width * aspect` tall (square by default, as the spec asks)."""
     return plt.subplots(nrows, ncols, figsize=(width, width * aspect), layout="constrained", **kwargs)
 
@@ -105,8 +107,18 @@ def place_legend(ax, title: str = "Predicted class") -> None:
     legend.remove()
     if len(labels) < 2:
         return
-    ax.legend(handles, labels, title=f"{title}:", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(labels),
-              alignment="center", handlelength=1.0, columnspacing=0.9, borderaxespad=0.2)
+    ax.legend(
+        handles,
+        labels,
+        title=f"{title}:",
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=len(labels),
+        alignment="center",
+        handlelength=1.0,
+        columnspacing=0.9,
+        borderaxespad=0.2,
+    )
 
 
 def set_title(fig, title: str) -> None:
