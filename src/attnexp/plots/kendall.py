@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
+from matplotlib.ticker import MultipleLocator
 
 from .data import FigureOptions, ModelResults
 from .style import hue_palette, new_figure, place_legend, set_title
@@ -59,6 +60,7 @@ def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> F
         )
         place_legend(ax)
     ax.set_xlim(-1, 1)
+    ax.xaxis.set_major_locator(MultipleLocator(0.5))
     ax.set_xlabel(f"Kendall {PAIR_LABELS.get(pair, pair)}")
     ax.set_ylabel("Proportion of instances")
     set_title(fig, results.title)
@@ -74,6 +76,7 @@ def _densities(ax, wide: pd.DataFrame, columns: dict[str, str], styles=("-", "--
         sns.kdeplot(x=values, ax=ax, color="black", linestyle=style, label=label, warn_singular=False)
         drawn += 1
     if drawn:
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.35)  # headroom so the legend sits above the curves
         ax.legend(loc="upper left")
     else:
         ax.text(0.5, 0.5, "too few defined τ values", ha="center", va="center", transform=ax.transAxes)
@@ -87,6 +90,7 @@ def tau_densities(results: ModelResults, options: FigureOptions) -> Figure:
     fig, ax = new_figure(options.width)
     _densities(ax, wide, {PAIR_LABELS[p]: wide[p].to_numpy(dtype=float) for p in pairs})
     ax.set_xlim(-1, 1)
+    ax.xaxis.set_major_locator(MultipleLocator(0.5))
     ax.set_xlabel("Kendall τ")
     ax.set_ylabel("Density")
     set_title(fig, results.title)
@@ -105,6 +109,7 @@ def tau_differences(results: ModelResults, options: FigureOptions) -> Figure:
     _densities(ax, wide, columns)
     ax.axvline(0, color="0.6", linewidth=0.6, zorder=0)
     ax.set_xlim(-2, 2)
+    ax.xaxis.set_major_locator(MultipleLocator(1.0))
     ax.set_xlabel("Difference in Kendall τ")
     ax.set_ylabel("Density")
     set_title(fig, results.title)

@@ -65,10 +65,25 @@ def permutation_violin(results: ModelResults, options: FigureOptions) -> Figure:
 
 
 def permutation_density(results: ModelResults, options: FigureOptions) -> Figure:
-    """2-D version: every instance as a point (max attention, median Δŷ) with per-class density contours."""
+    """2-D version: a grey density of all instances (max attention, median Δŷ) with each instance as a class-coloured dot."""
     frame = _frame(results)
     palette = hue_palette(results.classes, options.palette)
     fig, ax = new_figure(options.width)
+    if len(frame) > 4 and frame["max_attention"].std() > 0 and frame["median"].std() > 0:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            sns.kdeplot(
+                frame,
+                x="max_attention",
+                y="median",
+                fill=True,
+                levels=6,
+                thresh=0.05,
+                cmap="Greys",
+                alpha=0.7,
+                warn_singular=False,
+                ax=ax,
+            )
     sns.scatterplot(
         frame,
         x="max_attention",
@@ -76,21 +91,16 @@ def permutation_density(results: ModelResults, options: FigureOptions) -> Figure
         hue="class",
         palette=palette,
         hue_order=list(palette),
-        s=6,
-        alpha=0.6,
-        linewidth=0,
+        s=7,
+        alpha=0.85,
+        linewidth=0.2,
+        edgecolor="white",
         ax=ax,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        for name, part in frame.groupby("class", observed=True):
-            if len(part) > 4 and part["max_attention"].std() > 0 and part["median"].std() > 0:
-                sns.kdeplot(
-                    part, x="max_attention", y="median", levels=4, color=palette[name], linewidths=0.7, warn_singular=False, ax=ax
-                )
     place_legend(ax)
     ax.set_xlim(0, 1)
-    ax.set_ylim(-0.02, max(0.1, min(1.0, float(frame["median"].max()) * 1.1)) if len(frame) else 1)
+    top = float(frame["median"].max()) if len(frame) else 1.0
+    ax.set_ylim(-0.02, min(1.05, max(0.1, top * 1.1)))
     ax.set_xlabel("Max attention")
     ax.set_ylabel("Median Output Difference")
     set_title(fig, results.title)

@@ -21,7 +21,7 @@ PALETTES = {
     "paper_era": ("#7570b3", "#d95f02", "#1b9e77"),
     "okabe_ito": ("#0072B2", "#E69F00", "#009E73"),
 }
-OVERALL_COLOUR = "#4d4d4d"
+OVERALL_COLOUR = "#8c8c8c"
 ENCODER_COLOURS = {"lstm": "#43406b", "average": "#d15a00", "cnn": "#27f77d"}
 ENCODER_NAMES = {"lstm": "BiLSTM", "cnn": "CNN", "average": "Average"}
 ATTENTION_NAMES = {"tanh": "additive (tanh)", "dot": "scaled dot", "uniform": "uniform"}
