@@ -161,3 +161,16 @@ def test_write_table_round_trips_and_renders(tmp_path, models):
 def test_dataset_order_follows_the_paper():
     names = ["syn_nli", "syn_babi2", "imdb", "syn_sentiment", "zzz", "sst", "babi1"]
     assert tables.dataset_order(names) == ["syn_sentiment", "sst", "imdb", "babi1", "syn_babi2", "syn_nli", "zzz"]
+
+
+@pytest.mark.parametrize("nan_policy", ["omit", "propagate"])
+def test_single_seed_table2_equals_the_analyses_kendall_summary(models, nan_policy):
+    from attnexp.kendall import summarise_kendall
+
+    model = models[0]
+    classes = CLASSES[model["dataset"]]
+    ours = tables.table2([model], CLASSES, nan_policy).set_index(["pair", "group"])
+    theirs = summarise_kendall(model["kendall"], classes, nan_policy).set_index(["pair", "group"])
+    assert sorted(ours.index) == sorted(theirs.index)
+    for column in ("mean", "std", "sig_frac", "n", "n_nan"):
+        assert np.allclose(ours.loc[theirs.index, column].astype(float), theirs[column].astype(float), equal_nan=True), column

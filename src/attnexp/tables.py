@@ -347,6 +347,7 @@ def write_table(
 ) -> None:
     """CSV of `table`; Markdown and LaTeX of `display` (the paper layout) with `caption`."""
     write_csv(csv_path, table)
+    print(f"{csv_path}: {len(table)} rows (+ {Path(markdown_path).name}, {Path(latex_path).name})", flush=True)
     markdown = display.to_markdown(index=False) if len(display) else "(no rows)"
     write_text(markdown_path, f"{caption}\n\n{markdown}\n")
     latex = display.to_latex(index=False, caption=caption, escape=True, longtable=len(display) > 40, na_rep="–")
