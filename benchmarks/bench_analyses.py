@@ -85,8 +85,10 @@ def main() -> None:
     batches = sequential_batches(rows, args.batch_size)
     adversary = AdversarySettings(steps=args.adversary_steps)
     scale, ref_scale = 1000 / len(rows), 1000 / len(subset)
-    print(f"{args.dataset} {args.model}: {len(rows)} test instances (mean length {rows['length'].mean():.1f}), "
-          f"references on {len(subset)}; batch size {args.batch_size}; {torch.get_num_threads()} thread(s)")
+    print(
+        f"{args.dataset} {args.model}: {len(rows)} test instances (mean length {rows['length'].mean():.1f}), "
+        f"references on {len(subset)}; batch size {args.batch_size}; {torch.get_num_threads()} thread(s)"
+    )
 
     with torch.no_grad():
         decode_pass = timed(lambda: [model.decode(model.encode(b), model.attend(model.encode(b), b), b) for b in batches])
@@ -95,17 +97,23 @@ def main() -> None:
 
     generator = torch.Generator().manual_seed(0)
     analyses = {
-        "gradient": (lambda: [gradient_importance(model, b) for b in batches],
-                     lambda: per_instance(lambda one: gradient_importance(model, one), subset)),
+        "gradient": (
+            lambda: [gradient_importance(model, b) for b in batches],
+            lambda: per_instance(lambda one: gradient_importance(model, one), subset),
+        ),
         "leave-one-out": (lambda: [leave_one_out(model, b) for b in batches], lambda: loo_per_position(model, subset)),
-        "integrated gradients (16 steps)": (lambda: [integrated_gradients(model, b, 16) for b in batches],
-                                            lambda: per_instance(lambda one: integrated_gradients(model, one, 16), subset)),
+        "integrated gradients (16 steps)": (
+            lambda: [integrated_gradients(model, b, 16) for b in batches],
+            lambda: per_instance(lambda one: integrated_gradients(model, one, 16), subset),
+        ),
         f"permutation ({args.permutations})": (
             lambda: [permutation_output_changes(model, b, sample_permutations(b, args.permutations, generator)) for b in batches],
-            lambda: permutation_per_instance(model, subset, args.permutations)),
+            lambda: permutation_per_instance(model, subset, args.permutations),
+        ),
         f"adversary ({args.adversary_steps} steps, K=5)": (
             lambda: adversarial_attention(model, collate(rows), adversary, generator),
-            lambda: per_instance(lambda one: adversarial_attention(model, one, adversary, generator), subset)),
+            lambda: per_instance(lambda one: adversarial_attention(model, one, adversary, generator), subset),
+        ),
     }
     print(f"{'analysis':36s} {'batched s/1k':>12s} {'reference s/1k':>15s} {'speed-up':>9s}")
     seconds = {}
@@ -117,8 +125,11 @@ def main() -> None:
     adversary_total = seconds[f"adversary ({args.adversary_steps} steps, K=5)"] / scale
     print(f"one encoder+decoder pass over the test set: {decode_pass:.4f}s; decoder alone: {decode_only:.4f}s")
     print(f"permutation: {permutation / (args.permutations * decode_only):.1f} decoder passes per permutation")
-    print(f"adversary: {adversary_total / (args.adversary_steps * decode_only):.1f} decoder passes per step "
-          f"(forward+backward of K=5 candidates and the K x K diversity term)")
+    print(
+        f"adversary: {adversary_total / (args.adversary_steps * decode_only):.1f} decoder passes per step, "
+        f"{adversary_total / (args.adversary_steps * adversary.candidates * decode_only):.1f} per candidate "
+        f"(forward + backward, JSD and the K x K diversity term)"
+    )
 
 
 if __name__ == "__main__":
