@@ -89,6 +89,109 @@ def get_all_targets():
     return targets
 
 
+# --- datasets ---
+import os
+
+from attnexp.datasets.acquire import DOWNLOADS, find_layout, missing_data
+
+DATA = config["data"]
+
+
+def raw_root():
+    """The configured local raw-data directory, or resources/raw where the download rules extract."""
+    if DATA["raw_data_dir"] is None:
+        return "resources/raw"
+    path = Path(os.path.expandvars(str(DATA["raw_data_dir"])))
+    return str(path if path.is_absolute() else Path(workflow.basedir) / path)
+
+
+def raw_input_files(spec):
+    """The raw files a real dataset's preprocessing reads (user files, local layout, or download outputs)."""
+    if spec.user_files:
+        return [str(p) for p in DATA["user_files"][spec.user_group].values() if p]
+    root = raw_root()
+    layout = find_layout(spec, root) if DATA["raw_data_dir"] is not None else "official"
+    return [f"{root}/{rel}" for rel in spec.layouts[layout or "official"].values()]
+
+
+def check_datasets_available(names):
+    """Drop (on_missing: skip) or refuse (fail) datasets whose raw data is missing, before any job runs."""
+    local = raw_root() if DATA["raw_data_dir"] is not None else None
+    if local is not None and not Path(local).is_dir():
+        raise WorkflowError(
+            f"data.raw_data_dir={DATA['raw_data_dir']!r} is not a directory ({local}); point it at a copy of "
+            "../shared/data or at the extracted official archives, or set it to null to download."
+        )
+    problems = {}
+    for name in names:
+        spec = get_dataset(name)
+        if not spec.synthetic:
+            problem = missing_data(spec, local, DATA["user_files"])
+            if problem:
+                problems[name] = problem
+    if not problems:
+        return names
+    listing = "\n  - ".join(problems.values())
+    if DATA["on_missing"] == "skip":
+        kept = [n for n in names if n not in problems]
+        print(
+            f"Skipping {len(problems)} dataset(s) without raw data:\n  - {listing}",
+            file=sys.stderr,
+        )
+        if not kept:
+            raise WorkflowError(
+                "no dataset in the grid has its raw data; see the messages above"
+            )
+        return kept
+    raise WorkflowError(
+        f"raw data missing for {len(problems)} dataset(s) in the grid:\n  - {listing}\n"
+        "Provide the files, remove the datasets from `datasets`, or set data.on_missing: skip."
+    )
+
+
+DATASET_NAMES = check_datasets_available(DATASET_NAMES)
+
+
+def download_outputs(name):
+    return [
+        (
+            directory(f"resources/raw/{out[:-1]}")
+            if out.endswith("/")
+            else f"resources/raw/{out}"
+        )
+        for out in DOWNLOADS[name].outputs
+    ]
+
+
+def get_embeddings(wildcards):
+    """The pretrained word vectors of a dataset: its config key, the file (None: random init) and OOV policy."""
+    spec = get_dataset(wildcards.dataset)
+    if spec.embeddings is None:
+        return {}
+    path = DATA["embeddings"][spec.embeddings]
+    return {
+        "source": spec.embeddings,
+        "path": path,
+        "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero",
+    }
+
+
+def get_datasets_targets():
+    return expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES)
+
+
+# --- analyses ---
+def get_analysis_batch_size(wildcards):
+    """J&W analyse the test set in batches of the training batch size."""
+    return get_hyperparameters(wildcards)["batch_size"]
+
+
+def get_analyses_targets():
+    return grid(
+        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
+    )
+
+
 # --- figures: tables, figures and the HTML report ---
 from attnexp.plots.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 
@@ -271,106 +374,3 @@ def get_figure_targets():
 
 def get_figures_targets():
     return get_table_targets() + get_figure_targets()
-
-
-# --- datasets ---
-import os
-
-from attnexp.datasets.acquire import DOWNLOADS, find_layout, missing_data
-
-DATA = config["data"]
-
-
-def raw_root():
-    """The configured local raw-data directory, or resources/raw where the download rules extract."""
-    if DATA["raw_data_dir"] is None:
-        return "resources/raw"
-    path = Path(os.path.expandvars(str(DATA["raw_data_dir"])))
-    return str(path if path.is_absolute() else Path(workflow.basedir) / path)
-
-
-def raw_input_files(spec):
-    """The raw files a real dataset's preprocessing reads (user files, local layout, or download outputs)."""
-    if spec.user_files:
-        return [str(p) for p in DATA["user_files"][spec.user_group].values() if p]
-    root = raw_root()
-    layout = find_layout(spec, root) if DATA["raw_data_dir"] is not None else "official"
-    return [f"{root}/{rel}" for rel in spec.layouts[layout or "official"].values()]
-
-
-def check_datasets_available(names):
-    """Drop (on_missing: skip) or refuse (fail) datasets whose raw data is missing, before any job runs."""
-    local = raw_root() if DATA["raw_data_dir"] is not None else None
-    if local is not None and not Path(local).is_dir():
-        raise WorkflowError(
-            f"data.raw_data_dir={DATA['raw_data_dir']!r} is not a directory ({local}); point it at a copy of "
-            "../shared/data or at the extracted official archives, or set it to null to download."
-        )
-    problems = {}
-    for name in names:
-        spec = get_dataset(name)
-        if not spec.synthetic:
-            problem = missing_data(spec, local, DATA["user_files"])
-            if problem:
-                problems[name] = problem
-    if not problems:
-        return names
-    listing = "\n  - ".join(problems.values())
-    if DATA["on_missing"] == "skip":
-        kept = [n for n in names if n not in problems]
-        print(
-            f"Skipping {len(problems)} dataset(s) without raw data:\n  - {listing}",
-            file=sys.stderr,
-        )
-        if not kept:
-            raise WorkflowError(
-                "no dataset in the grid has its raw data; see the messages above"
-            )
-        return kept
-    raise WorkflowError(
-        f"raw data missing for {len(problems)} dataset(s) in the grid:\n  - {listing}\n"
-        "Provide the files, remove the datasets from `datasets`, or set data.on_missing: skip."
-    )
-
-
-DATASET_NAMES = check_datasets_available(DATASET_NAMES)
-
-
-def download_outputs(name):
-    return [
-        (
-            directory(f"resources/raw/{out[:-1]}")
-            if out.endswith("/")
-            else f"resources/raw/{out}"
-        )
-        for out in DOWNLOADS[name].outputs
-    ]
-
-
-def get_embeddings(wildcards):
-    """The pretrained word vectors of a dataset: its config key, the file (None: random init) and OOV policy."""
-    spec = get_dataset(wildcards.dataset)
-    if spec.embeddings is None:
-        return {}
-    path = DATA["embeddings"][spec.embeddings]
-    return {
-        "source": spec.embeddings,
-        "path": path,
-        "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero",
-    }
-
-
-def get_datasets_targets():
-    return expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES)
-
-
-# --- analyses ---
-def get_analysis_batch_size(wildcards):
-    """J&W analyse the test set in batches of the training batch size."""
-    return get_hyperparameters(wildcards)["batch_size"]
-
-
-def get_analyses_targets():
-    return grid(
-        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
-    )
