@@ -370,3 +370,13 @@ def test_rationale_measures():
     assert precision_at_k(np.array([0.9, 0.1, 0.8, 0.2]), np.array([1, 3])) == 0.0
     frame = pd.DataFrame({"length": [4], "rationale": [[]], "attention": [[0.1, 0.2, 0.3, 0.4]]})
     assert rationale_recovery(frame, ["attention"]).empty
+
+
+def test_mean_pairwise_jsd_equals_all_pairs_of_jsd():
+    from attnexp.adversary import mean_pairwise_jsd
+
+    attention = torch.softmax(3 * torch.randn(4, 5, 9, generator=torch.Generator().manual_seed(0)), -1)
+    attention[0, :, 6:] = 0
+    attention[0] /= attention[0].sum(-1, keepdim=True)
+    expected = jsd(attention[:, :, None, :], attention[:, None, :, :]).mean(dim=(-1, -2))
+    torch.testing.assert_close(mean_pairwise_jsd(attention), expected, atol=1e-6, rtol=1e-5)

@@ -15,7 +15,7 @@ import torch
 
 from .attention import masked_softmax
 from .batching import Batch
-from .divergences import jsd, tvd
+from .divergences import _EPS, jsd, tvd
 from .models import AttentionClassifier
 
 PAPER_EPSILON = {"bc": 0.01, "qa": 0.05, "nli": 0.05}
@@ -59,6 +59,25 @@ def initial_logits(batch: Batch, settings: AdversarySettings, generator: torch.G
     return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator)
 
 
+def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
+    """Mean JSD over all K x K ordered pairs of candidates [B, K, L] -> [B], as the authors' diversity term.
+
+    Uses JSD(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m (m = (p + q) / 2, 1e-10 inside the logs),
+    the same sum as `divergences.jsd` regrouped, over the K(K-1)/2 unordered pairs only (the diagonal is 0
+    and JSD is symmetric); the pair mixtures come from one matrix product.
+    """
+    k = attention.shape[-2]
+    first, second = torch.triu_indices(k, k, offset=1, device=attention.device)
+    halves = torch.zeros(len(first), k, dtype=attention.dtype, device=attention.device)
+    halves[torch.arange(len(first)), first] = 0.5
+    halves[torch.arange(len(first)), second] = 0.5
+    attention = attention.clamp(0.0, 1.0)
+    self_terms = (attention * torch.log(attention + _EPS)).sum(-1)
+    mixture = torch.matmul(halves, attention)
+    pairs = self_terms @ halves.T - (mixture * torch.log(mixture + _EPS)).sum(-1)
+    return 2.0 * pairs.sum(-1) / k**2
+
+
 def adversarial_loss(
     model: AttentionClassifier,
     encoded,
@@ -74,7 +93,7 @@ def adversarial_loss(
     if settings.code_thresholds and not model.is_binary:
         change = 2 * change
     hinge = settings.lam * torch.relu(change - settings.hinge_epsilon(model.config.task))
-    diversity = jsd(attention[:, :, None, :], attention[:, None, :, :]).mean(dim=(-1, -2))
+    diversity = mean_pairwise_jsd(attention)
     return (-jsd(attention, original_attention[:, None, :]) + hinge).sum(-1) - diversity
 
 

@@ -172,6 +172,7 @@ def run_analyses(
         "seed": int(labels["seed"]),
     }
     torch.set_num_threads(threads)
+    start = time.perf_counter()
     model = load_model(model_path)
     instances, meta = load_preprocessed(instances_dir)
     rows = split_frame(instances, "test")
@@ -199,3 +200,4 @@ def run_analyses(
             "adversary_hinge_epsilon": settings.adversary.hinge_epsilon(meta["task"]),
         },
     )
+    print(f"all analyses done in {time.perf_counter() - start:.1f}s", flush=True)

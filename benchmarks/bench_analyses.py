@@ -1,0 +1,136 @@
+"""Seconds per 1,000 test instances of each batched analysis, and its speed-up over a per-instance reference.
+
+Usage (after `snakemake --cores 2 models`):
+    PYTHONPATH=src python benchmarks/bench_analyses.py [--dataset syn_sentiment] [--model lstm-tanh] [--reference-instances 24]
+
+The references are the plain loops the batched code replaces: one forward per deleted position (the
+authors' LOO), one instance at a time for gradient/IG/adversary, one decode per permutation per
+instance. They run on an evenly spaced subset of the (length-sorted) test set and are scaled to 1,000
+instances. Also printed: permutation and adversary cost in units of one decoder pass over the batch.
+"""
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from attnexp.adversary import AdversarySettings, adversarial_attention
+from attnexp.batching import collate, sequential_batches
+from attnexp.divergences import tvd
+from attnexp.importance import gradient_importance, integrated_gradients, leave_one_out
+from attnexp.models import load_model
+from attnexp.permutation import permutation_output_changes, sample_permutations
+from attnexp.preprocess import load_preprocessed, split_frame
+
+
+def timed(function) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+@torch.no_grad()
+def loo_per_position(model, rows) -> None:
+    for _, row in rows.iterrows():
+        one = collate(rows.loc[[row.name]])
+        original = model.distribution(model(one).logits)
+        tokens = list(row["tokens"])
+        for t in range(1, len(tokens) - 1):
+            deleted = rows.loc[[row.name]].copy()
+            deleted["tokens"] = [tokens[:t] + tokens[t + 1 :]]
+            tvd(model.distribution(model(collate(deleted)).logits), original)
+
+
+@torch.no_grad()
+def permutation_per_instance(model, rows, n_permutations: int) -> None:
+    for i in range(len(rows)):
+        one = collate(rows.iloc[i : i + 1])
+        output = model(one)
+        original = model.distribution(output.logits)
+        n = int(one.lengths[0]) - 2
+        for _ in range(n_permutations):
+            index = torch.arange(one.tokens.shape[1])
+            index[1 : n + 1] = 1 + torch.randperm(n)
+            tvd(model.distribution(model.decode(output.encoded, output.attention[:, index], one)), original)
+
+
+def per_instance(function, rows) -> None:
+    for i in range(len(rows)):
+        function(collate(rows.iloc[i : i + 1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", default="syn_sentiment")
+    parser.add_argument("--model", default="lstm-tanh", help="{encoder}-{attention}")
+    parser.add_argument("--seed", default=0, type=int)
+    parser.add_argument("--results", default="results", type=Path)
+    parser.add_argument("--batch-size", default=32, type=int)
+    parser.add_argument("--reference-instances", default=24, type=int)
+    parser.add_argument("--permutations", default=100, type=int)
+    parser.add_argument("--adversary-steps", default=100, type=int, help="steps for both adversary timings (default config: 500)")
+    parser.add_argument("--threads", default=1, type=int)
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model_path = args.results / "models" / args.dataset / args.model / f"seed{args.seed}" / "model.pt"
+    if not model_path.exists():
+        raise SystemExit(f"{model_path} not found; build it first: snakemake --cores 2 models")
+    model = load_model(model_path)
+    rows = split_frame(load_preprocessed(args.results / "preprocessed" / args.dataset)[0], "test")
+    subset = rows.iloc[np.linspace(0, len(rows) - 1, min(args.reference_instances, len(rows))).round().astype(int)]
+    batches = sequential_batches(rows, args.batch_size)
+    adversary = AdversarySettings(steps=args.adversary_steps)
+    scale, ref_scale = 1000 / len(rows), 1000 / len(subset)
+    print(
+        f"{args.dataset} {args.model}: {len(rows)} test instances (mean length {rows['length'].mean():.1f}), "
+        f"references on {len(subset)}; batch size {args.batch_size}; {torch.get_num_threads()} thread(s)"
+    )
+
+    with torch.no_grad():
+        decode_pass = timed(lambda: [model.decode(model.encode(b), model.attend(model.encode(b), b), b) for b in batches])
+        encoded = [(b, model(b)) for b in batches]
+        decode_only = timed(lambda: [model.decode(o.encoded, o.attention, b) for b, o in encoded])
+
+    generator = torch.Generator().manual_seed(0)
+    analyses = {
+        "gradient": (
+            lambda: [gradient_importance(model, b) for b in batches],
+            lambda: per_instance(lambda one: gradient_importance(model, one), subset),
+        ),
+        "leave-one-out": (lambda: [leave_one_out(model, b) for b in batches], lambda: loo_per_position(model, subset)),
+        "integrated gradients (16 steps)": (
+            lambda: [integrated_gradients(model, b, 16) for b in batches],
+            lambda: per_instance(lambda one: integrated_gradients(model, one, 16), subset),
+        ),
+        f"permutation ({args.permutations})": (
+            lambda: [permutation_output_changes(model, b, sample_permutations(b, args.permutations, generator)) for b in batches],
+            lambda: permutation_per_instance(model, subset, args.permutations),
+        ),
+        f"adversary ({args.adversary_steps} steps, K=5)": (
+            lambda: adversarial_attention(model, collate(rows), adversary, generator),
+            lambda: per_instance(lambda one: adversarial_attention(model, one, adversary, generator), subset),
+        ),
+    }
+    print(f"{'analysis':36s} {'batched s/1k':>12s} {'reference s/1k':>15s} {'speed-up':>9s}")
+    seconds = {}
+    for name, (batched, reference) in analyses.items():
+        fast, slow = timed(batched) * scale, timed(reference) * ref_scale
+        seconds[name] = fast
+        print(f"{name:36s} {fast:12.3f} {slow:15.3f} {slow / fast:8.1f}x", flush=True)
+    permutation = seconds[f"permutation ({args.permutations})"] / scale
+    adversary_total = seconds[f"adversary ({args.adversary_steps} steps, K=5)"] / scale
+    print(f"one encoder+decoder pass over the test set: {decode_pass:.4f}s; decoder alone: {decode_only:.4f}s")
+    print(f"permutation: {permutation / (args.permutations * decode_only):.1f} decoder passes per permutation")
+    print(
+        f"adversary: {adversary_total / (args.adversary_steps * decode_only):.1f} decoder passes per step, "
+        f"{adversary_total / (args.adversary_steps * adversary.candidates * decode_only):.1f} per candidate "
+        f"(forward + backward, JSD and the K x K diversity term)"
+    )
+
+
+if __name__ == "__main__":
+    main()
