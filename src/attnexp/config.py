@@ -58,6 +58,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
 def load_schema(path: str | Path) -> dict:
     schema = yaml.safe_load(Path(path).read_text())
     schema["properties"]["datasets"]["items"]["enum"] = sorted(DATASETS)
+    schema["properties"]["az"]["properties"]["datasets"]["items"]["enum"] = sorted(DATASETS)
     return schema
 
 

@@ -136,7 +136,13 @@ def save_model(model: AttentionClassifier, path, extra: dict | None = None) -> N
 
 
 def load_model(path) -> AttentionClassifier:
+    """Load a checkpoint of any encoder, the Transformer (attnexp.transformer) included."""
     checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    model = AttentionClassifier(ModelConfig(**checkpoint["config"]))
+    if checkpoint["config"]["encoder"] == "transformer":
+        from .transformer import TransformerClassifier, TransformerConfig
+
+        model = TransformerClassifier(TransformerConfig(**checkpoint["config"]))
+    else:
+        model = AttentionClassifier(ModelConfig(**checkpoint["config"]))
     model.load_state_dict(checkpoint["state_dict"])
     return model.eval()

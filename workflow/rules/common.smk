@@ -9,9 +9,13 @@ from attnexp.config import ConfigError, validate_config
 from attnexp.datasets import DATASETS, get_dataset
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    validate_config(
+        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+    )
 except ConfigError as err:
-    raise WorkflowError(f"{err}\nFix config/config.yaml (or the file given with --configfile).") from None
+    raise WorkflowError(
+        f"{err}\nFix config/config.yaml (or the file given with --configfile)."
+    ) from None
 
 
 DATASET_NAMES = config["datasets"]
@@ -25,8 +29,8 @@ SYNTHETIC_FAMILIES = sorted(
 
 wildcard_constraints:
     dataset="|".join(sorted(DATASETS)),
-    encoder="lstm|cnn|average",
-    attention="tanh|dot|uniform",
+    encoder="lstm|cnn|average|transformer",
+    attention="tanh|dot|uniform|self",
     seed=r"\d+",
     family="sentiment|nli|babi",
 
@@ -51,12 +55,14 @@ def get_raw_dir(wildcards):
     spec = get_dataset(wildcards.dataset)
     if spec.synthetic:
         return f"results/raw/synthetic/{spec.synthetic}"
+    if "raw_dir" in spec.extra:
+        return spec.extra["raw_dir"]
     return raw_root()
 
 
 def get_raw_files(wildcards):
     spec = get_dataset(wildcards.dataset)
-    if spec.synthetic:
+    if spec.synthetic or "raw_dir" in spec.extra:
         return [f"{get_raw_dir(wildcards)}/{name}" for name in spec.raw_files]
     return raw_input_files(spec)
 
@@ -80,10 +86,12 @@ def get_model_targets():
 
 
 def get_all_targets():
-    targets = get_model_targets()
-    targets += get_datasets_targets()
+    targets = get_model_targets() + get_datasets_targets()
     targets += get_analyses_targets()
+    targets += get_transformer_targets()
     targets += get_wp_targets()
+
+    targets += get_figures_targets()
     return targets
 
 
@@ -180,6 +188,32 @@ def get_datasets_targets():
     return expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES)
 
 
+# --- slurm ---
+# What each heavy job asks the scheduler for (mem_mb in MB, runtime in minutes). Embedded synthetic data is
+# tiny; real corpora (IMDB, SNLI, CNN) need more. `attempt` (1, 2, ...) grows the request on each retry, so
+# a job killed for memory or time succeeds on resubmission (retries: in profiles/slurm).
+
+
+def _is_synthetic(wildcards):
+    return get_dataset(wildcards.dataset).synthetic is not None
+
+
+def get_preprocess_mem_mb(wildcards, attempt):
+    return (1000 if _is_synthetic(wildcards) else 8000) * attempt
+
+
+def get_preprocess_runtime(wildcards, attempt):
+    return (10 if _is_synthetic(wildcards) else 120) * attempt
+
+
+def get_train_mem_mb(wildcards, attempt):
+    return (2000 if _is_synthetic(wildcards) else 8000) * attempt
+
+
+def get_train_runtime(wildcards, attempt):
+    return (30 if _is_synthetic(wildcards) else 720) * attempt
+
+
 # --- analyses ---
 def get_analysis_batch_size(wildcards):
     """J&W analyse the test set in batches of the training batch size."""
@@ -191,6 +225,254 @@ def get_analyses_targets():
         "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
     )
 
+
+# --- transformer (Abnar & Zuidema) ---
+AZ_DATASETS = config["az"]["datasets"] + (
+    ["linzen_agreement"] if config["az"]["linzen_path"] else []
+)
+AZ_OPTION_KEYS = (
+    "n_examples sample_seed batch_size relevance_row score gradient spearman nan_policy"
+    " exclude_special cumulative_layer_lists flow_solver rollout_residual"
+).split()
+
+
+def get_linzen_path(wildcards):
+    path = config["az"]["linzen_path"]
+    if not path:
+        raise WorkflowError(
+            "dataset linzen_agreement needs the Linzen et al. corpus: set az.linzen_path "
+            "to agr_50_mostcommon_10K.tsv(.gz) from the rnn_agreement release"
+        )
+    return path
+
+
+def get_az_options(wildcards):
+    return {key: config["az"][key] for key in AZ_OPTION_KEYS}
+
+
+def get_az_files(name):
+    return expand(
+        "results/az/{dataset}/seed{seed}/{name}",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+        name=name,
+    )
+
+
+def get_az_instances():
+    return expand(
+        "results/preprocessed/{dataset}/instances.parquet",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+    )
+
+
+def get_az_cls_map_files():
+    return expand(
+        "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
+        dataset=AZ_DATASETS,
+        seed=config["az"]["seeds"],
+    )
+
+
+def get_transformer_targets():
+    return (
+        expand(
+            "results/models/{dataset}/transformer-self/seed{seed}/metrics.json",
+            dataset=AZ_DATASETS,
+            seed=config["az"]["seeds"],
+        )
+        + ["results/az/tables.md", "results/az/figures/correlation_by_layer.png"]
+        + get_az_cls_map_files()
+        + expand(
+            "results/analyses/{dataset}/transformer-self/seed{seed}/kendall_summary.csv",
+            dataset=AZ_DATASETS if config["az"]["jw_analyses"] else [],
+            seed=config["az"]["seeds"],
+        )
+    )
+
+# --- figures: tables, figures and the HTML report ---
+from attnexp.plots.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
+
+FIGURES = config["figures"]
+# `report(` at the start of a line would parse as the global `report:` directive
+in_report = report
+MODEL_FIGURE_NAMES = FIGURES["per_model"]
+SUMMARY_FIGURES = FIGURES["summary"]
+
+
+wildcard_constraints:
+    figure="|".join(MODEL_FIGURE_TABLES),
+    summary_figure="|".join(SUMMARY_FIGURE_NAMES),
+
+
+def analysis_dir(dataset, encoder, attention, seed):
+    return f"results/analyses/{dataset}/{encoder}-{attention}/seed{seed}"
+
+
+def grid_models(datasets=None):
+    """The grid as label dicts (dataset, encoder, attention, seed), in one fixed order for inputs and params."""
+    return [
+        {"dataset": d, "encoder": e, "attention": a, "seed": int(s)}
+        for d in (datasets or DATASET_NAMES)
+        for e in ENCODERS
+        for a in ATTENTIONS
+        for s in SEEDS
+    ]
+
+
+def figure_models(datasets=None):
+    """Models that get per-model figures in the aggregate targets (config figures.models; "all" = the grid)."""
+    chosen = FIGURES["models"]
+    return [
+        m
+        for m in grid_models(datasets)
+        if "all" in chosen or f"{m['encoder']}-{m['attention']}" in chosen
+    ]
+
+
+def figure_options():
+    keys = ("palette", "width", "dpi", "examples", "example_max_tokens")
+    return {key: FIGURES[key] for key in keys}
+
+
+def bootstrap_options():
+    return dict(FIGURES["bootstrap"])
+
+
+def kendall_nan_policy():
+    """Table 2 follows the analyses' τ NaN policy (J&W §6.3), so its numbers match kendall_summary.csv."""
+    analyses = config.get("analyses", {})
+    return analyses.get("kendall", {}).get(
+        "nan_policy", analyses.get("kendall_nan_policy", "omit")
+    )
+
+
+def model_tables(model, tables):
+    """Paths of the analysis tables `tables` of one model (`instances` = the preprocessed instances)."""
+    folder = analysis_dir(**model)
+    paths = {t: f"{folder}/{t}.parquet" for t in tables if t != "instances"}
+    if "instances" in tables:
+        paths["instances"] = (
+            f"results/preprocessed/{model['dataset']}/instances.parquet"
+        )
+    return paths
+
+
+def needed_tables(names):
+    return sorted({t for name in names for t in MODEL_FIGURE_TABLES[name]})
+
+
+def get_dataset_figure_models(wildcards):
+    tables = needed_tables(MODEL_FIGURE_NAMES)
+    return [
+        {**m, **model_tables(m, tables)} for m in figure_models([wildcards.dataset])
+    ]
+
+
+def get_dataset_figure_inputs(wildcards):
+    tables = needed_tables(MODEL_FIGURE_NAMES)
+    return sorted(
+        {
+            p
+            for m in figure_models([wildcards.dataset])
+            for p in model_tables(m, tables).values()
+        }
+    )
+
+
+def wildcard_model(wildcards):
+    return {
+        "dataset": wildcards.dataset,
+        "encoder": wildcards.encoder,
+        "attention": wildcards.attention,
+        "seed": int(wildcards.seed),
+    }
+
+
+def get_model_figure_models(wildcards):
+    model = wildcard_model(wildcards)
+    return [{**model, **model_tables(model, MODEL_FIGURE_TABLES[wildcards.figure])}]
+
+
+def get_model_figure_inputs(wildcards):
+    return list(
+        model_tables(
+            wildcard_model(wildcards), MODEL_FIGURE_TABLES[wildcards.figure]
+        ).values()
+    )
+
+
+def model_figure_outputs():
+    """Every per-model figure of one dataset ({dataset} left as a wildcard); PNGs go into the report."""
+    outputs = []
+    for m in figure_models(["{dataset}"]):
+        for name in MODEL_FIGURE_NAMES:
+            stem = f"results/figures/{{dataset}}/{m['encoder']}-{m['attention']}/seed{m['seed']}/{name}"
+            outputs.append(
+                in_report(
+                    f"{stem}.png",
+                    caption=f"../report/{name}.rst",
+                    category="{dataset}",
+                    subcategory=f"{m['encoder']}-{m['attention']} seed {m['seed']}",
+                    labels={
+                        "figure": name,
+                        "model": f"{m['encoder']}-{m['attention']}",
+                        "seed": str(m["seed"]),
+                    },
+                )
+            )
+            outputs.append(f"{stem}.pdf")
+    return outputs
+
+
+def summary_figure_outputs():
+    outputs = []
+    for attention in ATTENTIONS:
+        for name in SUMMARY_FIGURES:
+            stem = f"results/figures/summary/{attention}/{name}"
+            outputs.append(
+                in_report(
+                    f"{stem}.png",
+                    caption=f"../report/{name}.rst",
+                    category="Summary",
+                    subcategory=f"{attention} attention",
+                    labels={"figure": name, "attention": attention},
+                )
+            )
+            outputs.append(f"{stem}.pdf")
+    return outputs
+
+
+def table_outputs(stem, caption):
+    return {
+        "csv": in_report(
+            f"results/tables/{stem}.csv",
+            caption=caption,
+            category="Tables",
+            labels={"table": stem},
+        ),
+        "md": f"results/tables/{stem}.md",
+        "tex": f"results/tables/{stem}.tex",
+    }
+
+
+def get_table_targets():
+    stems = ["table1_datasets", "table2_kendall", "cross_measure", "rationale_recovery"]
+    return [
+        f"results/tables/{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")
+    ]
+
+
+def get_figure_targets():
+    """Manifests: each stands for one batch job that draws all figures of a dataset (or the summary)."""
+    return expand("results/figures/{dataset}/figures.json", dataset=DATASET_NAMES) + [
+        "results/figures/summary/figures.json"
+    ]
+
+
+def get_figures_targets():
+    return get_table_targets() + get_figure_targets()
 
 # --- wp ---
 # Wiegreffe & Pinter (2019): runs under results/wp/{dataset}/{variant}/seed{seed}[/lambda{lam}].

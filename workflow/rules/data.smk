@@ -2,11 +2,16 @@
 
 
 rule synthesize_sentiment:
+    localrule: True
     output:
         "results/raw/synthetic/sentiment/data.csv",
     params:
         seed=config["synthetic"]["seed"],
         options=config["synthetic"]["sentiment"],
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     log:
         "logs/raw/synthetic/sentiment.log",
     conda:
@@ -16,11 +21,16 @@ rule synthesize_sentiment:
 
 
 rule synthesize_nli:
+    localrule: True
     output:
         expand("results/raw/synthetic/nli/snli_1.0_{split}.tsv", split=["train", "dev", "test"]),
     params:
         seed=config["synthetic"]["seed"],
         options=config["synthetic"]["nli"],
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     log:
         "logs/raw/synthetic/nli.log",
     conda:
@@ -30,6 +40,7 @@ rule synthesize_nli:
 
 
 rule synthesize_babi:
+    localrule: True
     output:
         expand(
             "results/raw/synthetic/babi/en/{stem}_{split}.txt",
@@ -43,6 +54,10 @@ rule synthesize_babi:
     params:
         seed=config["synthetic"]["seed"],
         options=config["synthetic"]["babi"],
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     log:
         "logs/raw/synthetic/babi.log",
     conda:
@@ -61,6 +76,10 @@ rule preprocess:
         raw_dir=get_raw_dir,
         options=config["preprocessing"],
         user_files=config["data"]["user_files"],
+    threads: 1
+    resources:
+        mem_mb=get_preprocess_mem_mb,
+        runtime=get_preprocess_runtime,
     log:
         "logs/preprocess/{dataset}.log",
     conda:

@@ -9,6 +9,7 @@ for _archive in DOWNLOADS:
             download_outputs(_archive),
         log:
             f"logs/download/{_archive}.log",
+        localrule: True  # compute nodes often have no internet; the submit host downloads
         conda:
             "../envs/attnexp.yaml"
         resources:
@@ -23,3 +24,4 @@ for _archive in DOWNLOADS:
 rule preprocessed:
     input:
         get_datasets_targets(),
+    localrule: True

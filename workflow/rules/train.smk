@@ -18,8 +18,9 @@ rule train:
         embeddings=get_embeddings,
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=60,
+        mem_mb=get_train_mem_mb,
+        runtime=get_train_runtime,
+        gpu=0,  # attnexp.train runs on CPU; profiles/slurm shows how to request a GPU
     log:
         "logs/train/{dataset}/{encoder}-{attention}/seed{seed}.log",
     conda:

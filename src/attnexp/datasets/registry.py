@@ -373,3 +373,33 @@ register(
 
 PAPER_DATASETS = ("sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "babi3", "snli")
 FALLBACKS = {"agnews": "agnews_testonly", "babi3": "babi3_1k", "snli": "snli_devtrain"}
+
+
+# --- subject-verb agreement (Abnar & Zuidema §2.1) ---
+
+register(
+    DatasetSpec(
+        name="syn_agreement",
+        task="bc",
+        layouts={"synthetic": {"data": "data.csv"}},
+        read=lambda f: read_jw_csv(f["data"]),
+        description="subject-verb number agreement up to the verb, subject position known (generated; A&Z §2.1 substitute)",
+        epochs=8,
+        batch_size=32,
+        synthetic="agreement",
+        comparable=False,
+    )
+)
+register(
+    DatasetSpec(
+        name="linzen_agreement",
+        task="bc",
+        layouts={"linzen": {"data": "data.csv"}},
+        read=lambda f: read_jw_csv(f["data"]),
+        description="Linzen et al. (2016) agreement corpus up to the verb (user-supplied path: az.linzen_path)",
+        epochs=20,
+        batch_size=64,
+        note="converted by the linzen_agreement rule from az.linzen_path",
+        extra={"raw_dir": "results/raw/linzen"},
+    )
+)

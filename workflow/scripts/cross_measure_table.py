@@ -1,0 +1,7 @@
+from attnexp.runlog import log_to
+from attnexp.tables import build_cross_measure
+
+with log_to(snakemake.log[0]):
+    build_cross_measure(
+        snakemake.params.models, snakemake.input.kendall, snakemake.output, snakemake.params.legacy_labels, snakemake.params.bootstrap
+    )
