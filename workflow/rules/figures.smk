@@ -18,6 +18,9 @@ rule table1:
         "logs/tables/table1_datasets.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         datasets=DATASET_NAMES,
         bootstrap=bootstrap_options(),
@@ -35,6 +38,9 @@ rule table2:
         "logs/tables/table2_kendall.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         models=grid_models(),
         datasets=DATASET_NAMES,
@@ -54,6 +60,9 @@ rule cross_measure_table:
         "logs/tables/cross_measure.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         models=grid_models(),
         legacy_labels=FIGURES["legacy_labels"],
@@ -71,6 +80,9 @@ rule rationale_table:
         "logs/tables/rationale_recovery.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         bootstrap=bootstrap_options(),
     script:
@@ -122,6 +134,9 @@ rule model_figure:
         "logs/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         models=get_model_figure_models,
         names=lambda wildcards: [wildcards.figure],
@@ -142,6 +157,9 @@ rule summary_figures:
         "logs/figures/summary.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         names=SUMMARY_FIGURES,
         attentions=ATTENTIONS,
@@ -169,6 +187,9 @@ rule summary_figure:
         "logs/figures/summary/{attention}/{summary_figure}.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         names=lambda wildcards: [wildcards.summary_figure],
         attentions=lambda wildcards: [wildcards.attention],

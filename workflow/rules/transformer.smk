@@ -12,6 +12,9 @@ rule synthesize_agreement:
         "logs/raw/synthetic/agreement.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         seed=config["az"]["agreement"]["seed"],
         options=config["az"]["agreement"],
@@ -28,6 +31,9 @@ rule linzen_agreement:
         "logs/raw/linzen.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         seed=config["az"]["sample_seed"],
     script:
@@ -107,6 +113,9 @@ rule az_report:
         "logs/az/report.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         gradient=config["az"]["gradient"],
     script:
@@ -116,3 +125,4 @@ rule az_report:
 rule transformer:
     input:
         get_transformer_targets(),
+    localrule: True

@@ -74,6 +74,9 @@ rule wp_seed_variance:
         "logs/wp/{dataset}/seed_variance.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         base=lambda wildcards: wp_base_files(wildcards.dataset),
         seeds=get_wp_seed_files,
@@ -114,6 +117,9 @@ rule wp_adversary_variance:
         "logs/wp/{dataset}/adv_variance.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         base=lambda wildcards: wp_base_files(wildcards.dataset),
         jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
@@ -146,6 +152,9 @@ rule wp_variance_figures:
         kind="seed|adv",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
     script:
@@ -167,6 +176,9 @@ rule wp_uniform_table:
         "logs/wp/uniform_table.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         reported=WP["jw_reported"],
     script:
@@ -187,6 +199,9 @@ rule wp_diagnostic_table:
         "logs/wp/diagnostic_table.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     script:
         "../scripts/wp_diagnostic_table.py"
 
@@ -206,6 +221,9 @@ rule wp_adversarial_table:
         "logs/wp/adversarial_table.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     script:
         "../scripts/wp_adversarial_table.py"
 
@@ -224,6 +242,9 @@ rule wp_jsd_tvd_points:
         "logs/wp/{dataset}/jsd_tvd_points.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     params:
         base=lambda wildcards: wp_base_files(wildcards.dataset),
         seeds=get_wp_seed_files,
@@ -252,6 +273,9 @@ rule wp_jsd_tvd_figure:
         "logs/wp/{dataset}/jsd_tvd_figure.log",
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
     script:
         "../scripts/wp_jsd_tvd_figure.py"
 
@@ -259,23 +283,28 @@ rule wp_jsd_tvd_figure:
 rule wp_uniform:
     input:
         get_wp_uniform_targets(),
+    localrule: True
 
 
 rule wp_seeds:
     input:
         get_wp_seed_targets(),
+    localrule: True
 
 
 rule wp_diagnostic:
     input:
         get_wp_diagnostic_targets(),
+    localrule: True
 
 
 rule wp_adversarial:
     input:
         get_wp_adversarial_targets(),
+    localrule: True
 
 
 rule wp:
     input:
         get_wp_targets(),
+    localrule: True
