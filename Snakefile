@@ -61,10 +61,10 @@ rule report:
         "results/report.html",
     log:
         "logs/report.log",
+    localrule: True
     conda:
         "workflow/envs/attnexp.yaml"
     params:
         snakemake=f"{sys.executable} -m snakemake",
-    localrule: True
     shell:
         "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"

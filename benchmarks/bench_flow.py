@@ -34,8 +34,9 @@ def timed(fn, repeats: int) -> tuple[float, object]:
 def networkx_flow(augmented: np.ndarray, flow_func) -> np.ndarray:
     layers, n, _ = augmented.shape
     graph = networkx_graph(augmented)
-    values = np.array([[nx.maximum_flow_value(graph, layer * n, j, flow_func=flow_func) for j in range(n)]
-                       for layer in range(1, layers + 1)])
+    values = np.array(
+        [[nx.maximum_flow_value(graph, layer * n, j, flow_func=flow_func) for j in range(n)] for layer in range(1, layers + 1)]
+    )
     return values / values.sum(axis=1, keepdims=True)
 
 
@@ -46,8 +47,10 @@ def main() -> None:
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     sizes = [(2, 8), (6, 8), (6, 16)] if args.quick else [(2, 8), (2, 32), (6, 8), (6, 16), (6, 32), (12, 16)]
-    print(f"{'layers':>6} {'n':>4} {'rollout s':>10} {'scipy 1 s':>9} {'scipy b s':>9} {'nx default s':>12} {'nx EK s':>9} "
-          f"{'x default':>9} {'x EK':>7} {'max |diff|':>10}")
+    print(
+        f"{'layers':>6} {'n':>4} {'rollout s':>10} {'scipy 1 s':>9} {'scipy b s':>9} {'nx default s':>12} {'nx EK s':>9} "
+        f"{'x default':>9} {'x EK':>7} {'max |diff|':>10}"
+    )
     for layers, n in sizes:
         maps = torch.softmax(torch.as_tensor(rng.normal(size=(1, layers, 8, n, n)) * 3), dim=-1)
         lengths = torch.tensor([n])
@@ -62,8 +65,11 @@ def main() -> None:
         t_ek = float("nan")
         if layers * n * n <= 6 * 16 * 16:
             t_ek, _ = timed(lambda: networkx_flow(augmented, edmonds_karp), 1)  # noqa: B023
-        print(f"{layers:>6} {n:>4} {t_roll:>10.5f} {t_ours:>9.4f} {t_batch:>9.4f} {t_default:>12.3f} {t_ek:>9.3f} "
-              f"{t_default / t_best:>9.0f} {t_ek / t_best:>7.0f} {np.abs(ours - reference).max():>10.1e}", flush=True)
+        print(
+            f"{layers:>6} {n:>4} {t_roll:>10.5f} {t_ours:>9.4f} {t_batch:>9.4f} {t_default:>12.3f} {t_ek:>9.3f} "
+            f"{t_default / t_best:>9.0f} {t_ek / t_best:>7.0f} {np.abs(ours - reference).max():>10.1e}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -47,10 +47,16 @@ def main() -> None:
                 for attention in args.attentions:
                     model = build_model(meta, encoder, attention, spec.embedding_dim, spec.hidden_size, seed=0)
                     start = time.perf_counter()
-                    train(model, instances, TrainSettings(epochs=args.epochs, batch_size=spec.batch_size, seed=0),
-                          progress=lambda _: None)
+                    train(
+                        model,
+                        instances,
+                        TrainSettings(epochs=args.epochs, batch_size=spec.batch_size, seed=0),
+                        progress=lambda _: None,
+                    )
                     per_epoch = (time.perf_counter() - start) / args.epochs
-                    print(f"{name:<14} {encoder + '-' + attention:<14} {n_train:>8} {meta['mean_length']:>8.1f} {per_epoch:>8.2f}")
+                    print(
+                        f"{name:<14} {encoder + '-' + attention:<14} {n_train:>8} {meta['mean_length']:>8.1f} {per_epoch:>8.2f}"
+                    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Preprocess every dataset available in a raw-data directory; print sizes, class counts, |V| and seconds.
 
-    PYTHONPATH=src python benchmarks/preprocess_datasets.py [/work/shared/data] [dataset ...]
+PYTHONPATH=src python benchmarks/preprocess_datasets.py [/work/shared/data] [dataset ...]
 """
 
 import sys

@@ -31,8 +31,10 @@ def main() -> None:
                     if result.returncode != 0:
                         sys.exit(f"{kind} run failed:\n{result.stderr[-4000:]}")
                     jobs = result.stderr.count("has been submitted with SLURM jobid")
-                    print(f"{kind:5s} run {repeat + 1}: {seconds:6.1f} s" + (f" ({jobs} sbatch jobs)" if kind == "slurm" else ""),
-                          flush=True)
+                    print(
+                        f"{kind:5s} run {repeat + 1}: {seconds:6.1f} s" + (f" ({jobs} sbatch jobs)" if kind == "slurm" else ""),
+                        flush=True,
+                    )
                     times[kind].append(seconds)
     for kind, values in times.items():
         print(f"{kind:5s}: median {statistics.median(values):.1f} s over {len(values)} run(s)")

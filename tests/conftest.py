@@ -40,8 +40,15 @@ def planted_sentiment(tmp_path_factory):
 
     raw = tmp_path_factory.mktemp("sentiment")
     write_planted_sentiment(
-        raw / "data.csv", seed=7, sizes={"train": 1200, "dev": 200, "test": 200}, vocab_size=300,
-        min_len=5, max_len=20, zipf_exponent=1.1, max_cues=3, distractor_rate=0.2,
+        raw / "data.csv",
+        seed=7,
+        sizes={"train": 1200, "dev": 200, "test": 200},
+        vocab_size=300,
+        min_len=5,
+        max_len=20,
+        zipf_exponent=1.1,
+        max_cues=3,
+        distractor_rate=0.2,
     )
     return preprocess(get_dataset("syn_sentiment"), raw)
 
@@ -53,6 +60,7 @@ def planted_nli(tmp_path_factory):
     from attnexp.synthetic import write_planted_nli
 
     raw = tmp_path_factory.mktemp("nli")
-    write_planted_nli(raw, seed=7, sizes={"train": 60, "dev": 30, "test": 30}, vocab_size=100, min_len=3, max_len=12,
-                      zipf_exponent=1.1)
+    write_planted_nli(
+        raw, seed=7, sizes={"train": 60, "dev": 30, "test": 30}, vocab_size=100, min_len=3, max_len=12, zipf_exponent=1.1
+    )
     return preprocess(get_dataset("syn_nli"), raw)

@@ -49,13 +49,15 @@ def test_cluster_rules_declare_memory_and_runtime(tmp_path):
 
     workdir = harness.make_workdir(tmp_path, harness.tiny_config())
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-        workflow = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=harness.REPO / "Snakefile",
-                                workdir=workdir)._workflow
+        workflow = api.workflow(
+            resource_settings=ResourceSettings(cores=1), snakefile=harness.REPO / "Snakefile", workdir=workdir
+        )._workflow
         local = set(workflow._localrules)
         missing = {r.name: sorted({"mem_mb", "runtime"} - set(r.resources)) for r in workflow.rules if r.name not in local}
     assert {"all", "models"} <= local
     assert {name: keys for name, keys in missing.items() if keys} == {}, (
-        "declare these under resources: in workflow/rules/*.smk, or mark tiny rules `localrule: True`")
+        "declare these under resources: in workflow/rules/*.smk, or mark tiny rules `localrule: True`"
+    )
 
 
 def test_site_profile_plans_the_grid(tmp_path):

@@ -84,8 +84,15 @@ def test_babi_answers_are_correct_by_resimulation(babi_dir, task):
 
 def test_planted_sentiment_labels_follow_the_cues(tmp_path):
     path = write_planted_sentiment(
-        tmp_path / "data.csv", seed=1, sizes={"train": 200, "dev": 20, "test": 20}, vocab_size=100,
-        min_len=4, max_len=15, zipf_exponent=1.1, max_cues=3, distractor_rate=0.5,
+        tmp_path / "data.csv",
+        seed=1,
+        sizes={"train": 200, "dev": 20, "test": 20},
+        vocab_size=100,
+        min_len=4,
+        max_len=15,
+        zipf_exponent=1.1,
+        max_cues=3,
+        distractor_rate=0.5,
     )
     frame = pd.read_csv(path, keep_default_na=False)
     assert set(frame.columns) >= {"text", "label", "exp_split"}
@@ -100,8 +107,16 @@ def test_planted_sentiment_labels_follow_the_cues(tmp_path):
 
 
 def test_planted_nli_labels_follow_the_colours(tmp_path):
-    write_planted_nli(tmp_path, seed=1, sizes={"train": 90, "dev": 9, "test": 9}, vocab_size=100, min_len=3,
-                      max_len=10, zipf_exponent=1.1, n_colours=6)
+    write_planted_nli(
+        tmp_path,
+        seed=1,
+        sizes={"train": 90, "dev": 9, "test": 9},
+        vocab_size=100,
+        min_len=3,
+        max_len=10,
+        zipf_exponent=1.1,
+        n_colours=6,
+    )
     frame = pd.read_csv(tmp_path / "snli_1.0_train.tsv", sep="\t", keep_default_na=False)
     assert list(frame.columns[:3]) == ["premise", "hypothesis", "label"]
     for row in frame.itertuples():

@@ -26,8 +26,12 @@ def random_maps(rng, batch=2, layers=3, heads=2, n=6):
 def tiny_rows(task="bc", n=4, seed=0):
     rng = np.random.default_rng(seed)
     lengths = rng.integers(3, 9, size=n)
-    rows = {"instance_id": [f"x{i}" for i in range(n)], "tokens": [[2, *rng.integers(4, 30, k), 3] for k in lengths],
-            "label": rng.integers(0, 2 if task == "bc" else 3, size=n), "length": lengths}
+    rows = {
+        "instance_id": [f"x{i}" for i in range(n)],
+        "tokens": [[2, *rng.integers(4, 30, k), 3] for k in lengths],
+        "label": rng.integers(0, 2 if task == "bc" else 3, size=n),
+        "length": lengths,
+    }
     if task != "bc":
         rows["question"] = [[2, *rng.integers(4, 30, 3), 3] for _ in range(n)]
     return pd.DataFrame(rows)
@@ -77,8 +81,9 @@ def test_flow_equals_networkx_max_flow(seed):
     query = int(rng.integers(n))
     ours = attention_flow(augmented, query=query, normalise=False)
     graph = networkx_graph(augmented)
-    reference = np.array([[nx.maximum_flow_value(graph, layer * n + query, j) for j in range(n)]
-                          for layer in range(1, layers + 1)])
+    reference = np.array(
+        [[nx.maximum_flow_value(graph, layer * n + query, j) for j in range(n)] for layer in range(1, layers + 1)]
+    )
     assert np.abs(ours - reference).max() < 1e-5
     assert ours.min() >= 0 and ours.max() <= 1 + 1e-6
     assert np.abs(attention_flow(augmented, query=query, solver="networkx") - attention_flow(augmented, query=query)).max() < 1e-5
@@ -186,8 +191,15 @@ def test_agreement_labels_are_correct_by_construction():
 
 def test_linzen_reader_cuts_before_the_verb(tmp_path):
     path = tmp_path / "agr.tsv"
-    pd.DataFrame({"sentence": ["the keys to the cabinet are here", "the dog runs"], "verb_index": [6, 3], "subj_index": [2, 2],
-                  "verb_pos": ["VBP", "VBZ"], "n_diff_intervening": [1, 0]}).to_csv(path, sep="\t", index=False)
+    pd.DataFrame(
+        {
+            "sentence": ["the keys to the cabinet are here", "the dog runs"],
+            "verb_index": [6, 3],
+            "subj_index": [2, 2],
+            "verb_pos": ["VBP", "VBZ"],
+            "n_diff_intervening": [1, 0],
+        }
+    ).to_csv(path, sep="\t", index=False)
     frame = read_linzen_tsv(path)
     assert list(frame["text"]) == ["the keys to the cabinet", "the dog"]
     assert list(frame["label"]) == [1, 0] and list(frame["subject"]) == [1, 1]
@@ -197,8 +209,10 @@ def test_linzen_reader_cuts_before_the_verb(tmp_path):
 def test_transformer_trains_with_the_shared_training_loop(task):
     from attnexp.train import TrainSettings, train
 
-    rows = pd.concat([tiny_rows(task, 24, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
-                     ignore_index=True)
+    rows = pd.concat(
+        [tiny_rows(task, 24, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
+        ignore_index=True,
+    )
     rows["instance_id"] = [f"x{i}" for i in range(len(rows))]
     model = tiny_model(task)
     before = {k: v.clone() for k, v in model.state_dict().items()}
@@ -241,12 +255,18 @@ def test_subject_recovery_matches_a_per_example_reference():
 
     rng = np.random.default_rng(4)
     lengths = rng.integers(4, 9, size=12)
-    relevance = pd.DataFrame({"length": lengths, "raw": [[list(rng.random(n))] for n in lengths],
-                              "rollout": [[list(rng.random(n))] for n in lengths],
-                              "flow": [[list(rng.random(n))] for n in lengths],
-                              **{k: [list(rng.random(n)) for n in lengths] for k in ("blankout", "grad", "grad_x_input")}})
-    truth = pd.Series([sorted(rng.choice(np.arange(1, n - 1), size=int(rng.integers(1, 3)), replace=False).tolist())
-                       for n in lengths])
+    relevance = pd.DataFrame(
+        {
+            "length": lengths,
+            "raw": [[list(rng.random(n))] for n in lengths],
+            "rollout": [[list(rng.random(n))] for n in lengths],
+            "flow": [[list(rng.random(n))] for n in lengths],
+            **{k: [list(rng.random(n)) for n in lengths] for k in ("blankout", "grad", "grad_x_input")},
+        }
+    )
+    truth = pd.Series(
+        [sorted(rng.choice(np.arange(1, n - 1), size=int(rng.integers(1, 3)), replace=False).tolist()) for n in lengths]
+    )
     table = subject_recovery(relevance, truth, "t").set_index(["method", "layer"])
     for method, layer, column in (("raw", 1, lambda r: r[0]), ("blankout", 0, lambda r: r)):
         top1, rr = [], []
@@ -290,8 +310,17 @@ def test_dense_rank_quirk_agrees_without_ties_only():
 def test_summary_nan_policy_and_cumulative_quirk():
     from attnexp.az import summarise_correlations
 
-    table = pd.DataFrame({"example_id": ["a", "b", "a", "b"], "task": "t", "layer": [1, 1, 2, 2], "method": "raw",
-                          "importance": "grad", "rho": [0.5, np.nan, 1.0, -0.5], "n": 5})
+    table = pd.DataFrame(
+        {
+            "example_id": ["a", "b", "a", "b"],
+            "task": "t",
+            "layer": [1, 1, 2, 2],
+            "method": "raw",
+            "importance": "grad",
+            "rho": [0.5, np.nan, 1.0, -0.5],
+            "n": 5,
+        }
+    )
     table["is_nan"] = table["rho"].isna()
     options = {"nan_policy": "zero", "cumulative_layer_lists": False}
     zero = summarise_correlations(table, options).set_index("layer")

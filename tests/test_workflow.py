@@ -19,8 +19,12 @@ def tiny_config(**overrides) -> dict:
     synthetic["nli"]["sizes"] = {"train": 90, "dev": 30, "test": 30}
     synthetic["babi"].update(n_train=60, n_test=20)
     config["hyperparameters"] = {d: {"epochs": 2, "embedding_dim": 16, "hidden_size": 8} for d in config["datasets"]}
-    config["az"].update(datasets=["syn_agreement"], agreement={"sizes": {"train": 60, "dev": 20, "test": 20}},
-                        model={"n_layers": 2, "n_heads": 2, "width": 16}, train={"epochs": 2})
+    config["az"].update(
+        datasets=["syn_agreement"],
+        agreement={"sizes": {"train": 60, "dev": 20, "test": 20}},
+        model={"n_layers": 2, "n_heads": 2, "width": 16},
+        train={"epochs": 2},
+    )
     config["wp"].update(seeds=[50], lambdas={"default": [0.1, 1]}, adversary={"max_epochs": 2, "patience": 1})
     config.update(overrides)
     return config

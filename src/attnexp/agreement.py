@@ -16,8 +16,28 @@ import pandas as pd
 from .io import write_csv
 
 CLASSES = ("singular", "plural")
-NOUNS = ("dog", "cat", "author", "teacher", "farmer", "pilot", "doctor", "student", "king", "singer", "lawyer", "child",
-         "manager", "painter", "boy", "girl", "senator", "officer", "driver", "nurse")
+NOUNS = (
+    "dog",
+    "cat",
+    "author",
+    "teacher",
+    "farmer",
+    "pilot",
+    "doctor",
+    "student",
+    "king",
+    "singer",
+    "lawyer",
+    "child",
+    "manager",
+    "painter",
+    "boy",
+    "girl",
+    "senator",
+    "officer",
+    "driver",
+    "nurse",
+)
 PLACES = ("garden", "kitchen", "city", "market", "house", "school", "river", "park")
 PREPOSITIONS = ("near", "behind", "with", "beside", "of", "from", "under")
 DETERMINERS = ("the", "my", "our", "their", "his", "her", "your")
@@ -88,14 +108,17 @@ def agreement_frame(seed: int, sizes: dict, max_modifiers: int = 3, attractor_ra
 def write_agreement(path: str | Path, seed: int, options: dict) -> Path:
     frame = agreement_frame(seed, options["sizes"], options.get("max_modifiers", 3), options.get("attractor_rate", 0.5))
     write_csv(path, frame)
-    print(f"agreement: {len(frame)} sentences, {frame['label'].mean():.2f} plural, "
-          f"{(frame['n_attractors'] > 0).mean():.2f} with attractors, "
-          f"mean length {frame['text'].str.split().str.len().mean():.1f}")
+    print(
+        f"agreement: {len(frame)} sentences, {frame['label'].mean():.2f} plural, "
+        f"{(frame['n_attractors'] > 0).mean():.2f} with attractors, "
+        f"mean length {frame['text'].str.split().str.len().mean():.1f}"
+    )
     return Path(path)
 
 
-def read_linzen_tsv(path: str | Path, seed: int = 0, fractions: tuple[float, float] = (0.1, 0.01),
-                    limit: int | None = None) -> pd.DataFrame:
+def read_linzen_tsv(
+    path: str | Path, seed: int = 0, fractions: tuple[float, float] = (0.1, 0.01), limit: int | None = None
+) -> pd.DataFrame:
     """Linzen et al.'s `agr_50_mostcommon_10K.tsv(.gz)` as the same CSV frame (A&Z §2.1).
 
     The input is the sentence up to, not including, the verb (`verb_index`, 1-based); the label is the
@@ -105,8 +128,9 @@ def read_linzen_tsv(path: str | Path, seed: int = 0, fractions: tuple[float, flo
     frame = pd.read_csv(path, sep="\t", quoting=3, keep_default_na=False, nrows=limit)
     missing = {"sentence", "verb_index", "subj_index", "verb_pos"} - set(frame.columns)
     if missing:
-        raise ValueError(f"{path}: missing column(s) {sorted(missing)}; "
-                         "expected the rnn_agreement TSV (agr_50_mostcommon_10K.tsv)")
+        raise ValueError(
+            f"{path}: missing column(s) {sorted(missing)}; expected the rnn_agreement TSV (agr_50_mostcommon_10K.tsv)"
+        )
     frame = frame[frame["verb_pos"].isin(["VBZ", "VBP"])].reset_index(drop=True)
     verb = frame["verb_index"].astype(int) - 1
     words = frame["sentence"].str.split()
@@ -115,9 +139,15 @@ def read_linzen_tsv(path: str | Path, seed: int = 0, fractions: tuple[float, flo
     order = np.random.default_rng(seed).permutation(len(frame))
     n_train, n_dev = int(fractions[0] * len(frame)), int(fractions[1] * len(frame))
     split[order[:n_train]], split[order[n_train : n_train + n_dev]] = "train", "dev"
-    out = pd.DataFrame({"text": text, "label": (frame["verb_pos"] == "VBP").astype(int), "exp_split": split,
-                        "subject": frame["subj_index"].astype(int) - 1,
-                        "n_attractors": frame["n_diff_intervening"] if "n_diff_intervening" in frame else -1})
+    out = pd.DataFrame(
+        {
+            "text": text,
+            "label": (frame["verb_pos"] == "VBP").astype(int),
+            "exp_split": split,
+            "subject": frame["subj_index"].astype(int) - 1,
+            "n_attractors": frame["n_diff_intervening"] if "n_diff_intervening" in frame else -1,
+        }
+    )
     out = out[out["text"].str.len() > 0].reset_index(drop=True)
     out["rationale"] = out["subject"].astype(str)
     return out[["text", "label", "exp_split", "rationale", "subject", "n_attractors"]]
@@ -125,8 +155,10 @@ def read_linzen_tsv(path: str | Path, seed: int = 0, fractions: tuple[float, flo
 
 def write_linzen(path_in: str | Path, path_out: str | Path, seed: int = 0, limit: int | None = None) -> Path:
     if not Path(path_in).exists():
-        raise FileNotFoundError(f"Linzen agreement corpus not found at {path_in}; set az.linzen_path to "
-                                "agr_50_mostcommon_10K.tsv(.gz) from the rnn_agreement release")
+        raise FileNotFoundError(
+            f"Linzen agreement corpus not found at {path_in}; set az.linzen_path to "
+            "agr_50_mostcommon_10K.tsv(.gz) from the rnn_agreement release"
+        )
     frame = read_linzen_tsv(path_in, seed, limit=limit)
     write_csv(path_out, frame)
     print(f"linzen: {len(frame)} sentences, splits {frame['exp_split'].value_counts().to_dict()}")

@@ -18,8 +18,17 @@ METHODS = ("raw", "rollout", "flow")
 IMPORTANCES = ("blankout", "grad", "grad_x_input")
 
 
-def run_transformer_training(instances_dir, dataset: str, seed: int, model_options: dict, train_options: dict,
-                             select_on: str, deterministic: bool, outputs: dict, threads: int = 1) -> dict:
+def run_transformer_training(
+    instances_dir,
+    dataset: str,
+    seed: int,
+    model_options: dict,
+    train_options: dict,
+    select_on: str,
+    deterministic: bool,
+    outputs: dict,
+    threads: int = 1,
+) -> dict:
     """Train the Transformer on one dataset and write the same files as `attnexp.train.run_training`."""
     from .io import write_json, write_yaml
     from .models import save_model
@@ -31,15 +40,29 @@ def run_transformer_training(instances_dir, dataset: str, seed: int, model_optio
     instances, meta = load_preprocessed(instances_dir)
     longest = int(instances["tokens"].map(len).max())
     model = build_transformer(meta, **{**model_options, "max_length": max(model_options.get("max_length", 128), longest)})
-    settings = TrainSettings(epochs=train_options["epochs"], batch_size=train_options["batch_size"], seed=seed,
-                             select_on=select_on, learning_rate=train_options["learning_rate"], weight_decay=0.0,
-                             deterministic=deterministic)
+    settings = TrainSettings(
+        epochs=train_options["epochs"],
+        batch_size=train_options["batch_size"],
+        seed=seed,
+        select_on=select_on,
+        learning_rate=train_options["learning_rate"],
+        weight_decay=0.0,
+        deterministic=deterministic,
+    )
     print(f"training {dataset} transformer seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = train(model, instances, settings)
-    run_config = {"dataset": dataset, "encoder": "transformer", "attention": "self", "seed": seed,
-                  "az": {"model": model_options, "train": train_options}, "model_selection": {"split": select_on},
-                  "seeding": {"deterministic": deterministic}, "preprocessing": meta["options"], "embeddings": "random",
-                  "comparable": meta["comparable"]}
+    run_config = {
+        "dataset": dataset,
+        "encoder": "transformer",
+        "attention": "self",
+        "seed": seed,
+        "az": {"model": model_options, "train": train_options},
+        "model_selection": {"split": select_on},
+        "seeding": {"deterministic": deterministic},
+        "preprocessing": meta["options"],
+        "embeddings": "random",
+        "comparable": meta["comparable"],
+    }
     save_model(result.model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], result.history)
     write_yaml(outputs["config"], run_config)
@@ -66,23 +89,38 @@ def relevance_and_importance(model, rows: pd.DataFrame, options: dict, progress=
             augmented = residual_augment(head_average(maps), options["rollout_residual"])
             raw = raw_relevance(maps, lengths, options["relevance_row"])
             roll = relevance_rows(rollout(augmented), lengths, options["relevance_row"])
-        flow, seconds = batch_flow(augmented.double().numpy(), lengths.numpy(), row=options["relevance_row"],
-                                   solver=options["flow_solver"], progress=False)
+        flow, seconds = batch_flow(
+            augmented.double().numpy(),
+            lengths.numpy(),
+            row=options["relevance_row"],
+            solver=options["flow_solver"],
+            progress=False,
+        )
         blank = blank_out(model, batch, options["score"])
         grad, grad_x_input = input_gradients(model, batch, options["score"])
         predicted = model.predict(output.logits)
         for i, instance_id in enumerate(batch.instance_ids):
             n = int(lengths[i])
-            records.append({
-                "instance_id": instance_id, "length": n, "label": int(batch.labels[i]), "predicted": int(predicted[i]),
-                "tokens": batch.tokens[i, :n].tolist(),
-                "raw": [r[:n].tolist() for r in raw[i]], "rollout": [r[:n].tolist() for r in roll[i]],
-                "flow": [r[:n].tolist() for r in flow[i]],
-                "blankout": blank[i, :n].tolist(), "grad": grad[i, :n].tolist(), "grad_x_input": grad_x_input[i, :n].tolist(),
-                "flow_seconds": float(seconds[i]),
-            })
-        progress(f"batch {number + 1}: {batch.size} examples, {time.perf_counter() - start:.1f}s "
-                 f"(flow {seconds.mean():.3f}s per example)")
+            records.append(
+                {
+                    "instance_id": instance_id,
+                    "length": n,
+                    "label": int(batch.labels[i]),
+                    "predicted": int(predicted[i]),
+                    "tokens": batch.tokens[i, :n].tolist(),
+                    "raw": [r[:n].tolist() for r in raw[i]],
+                    "rollout": [r[:n].tolist() for r in roll[i]],
+                    "flow": [r[:n].tolist() for r in flow[i]],
+                    "blankout": blank[i, :n].tolist(),
+                    "grad": grad[i, :n].tolist(),
+                    "grad_x_input": grad_x_input[i, :n].tolist(),
+                    "flow_seconds": float(seconds[i]),
+                }
+            )
+        progress(
+            f"batch {number + 1}: {batch.size} examples, {time.perf_counter() - start:.1f}s "
+            f"(flow {seconds.mean():.3f}s per example)"
+        )
     return pd.DataFrame(records)
 
 
@@ -107,9 +145,20 @@ def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.Dat
             for layer in range(n_layers):
                 values = _padded(relevance[method].map(lambda r, k=layer: r[k]), width)
                 rho = spearman_ragged(values, scores, starts, stops, options["spearman"])
-                parts.append(pd.DataFrame({"example_id": relevance["instance_id"], "task": dataset, "layer": layer + 1,
-                                           "method": method, "importance": importance, "rho": rho,
-                                           "is_nan": np.isnan(rho), "n": stops - starts}))
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "example_id": relevance["instance_id"],
+                            "task": dataset,
+                            "layer": layer + 1,
+                            "method": method,
+                            "importance": importance,
+                            "rho": rho,
+                            "is_nan": np.isnan(rho),
+                            "n": stops - starts,
+                        }
+                    )
+                )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -125,10 +174,18 @@ def summarise_correlations(table: pd.DataFrame, options: dict) -> pd.DataFrame:
         for layer in sorted(group["layer"].unique()):
             part = group[group["layer"] <= layer] if options["cumulative_layer_lists"] else group[group["layer"] == layer]
             values = part["value"].dropna().to_numpy()
-            rows.append({"task": task, "method": method, "importance": importance, "layer": layer,
-                         "mean": float(values.mean()) if len(values) else float("nan"),
-                         "std": float(values.std(ddof=0)) if len(values) else float("nan"),
-                         "n": len(values), "n_nan": int(part["is_nan"].sum())})
+            rows.append(
+                {
+                    "task": task,
+                    "method": method,
+                    "importance": importance,
+                    "layer": layer,
+                    "mean": float(values.mean()) if len(values) else float("nan"),
+                    "std": float(values.std(ddof=0)) if len(values) else float("nan"),
+                    "n": len(values),
+                    "n_nan": int(part["is_nan"].sum()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -160,8 +217,17 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
         total = np.where(words, values, 0).sum(axis=1)
         mass = np.where(target, values, 0).sum(axis=1)
         share = np.divide(mass, total, out=np.zeros_like(mass), where=total > 0)
-        rows.append({"task": dataset, "method": name, "layer": layer, "top1": float((rank == 1).mean()),
-                     "mrr": float((1 / rank).mean()), "share": float(share.mean()), "n": len(lengths)})
+        rows.append(
+            {
+                "task": dataset,
+                "method": name,
+                "layer": layer,
+                "top1": float((rank == 1).mean()),
+                "mrr": float((1 / rank).mean()),
+                "share": float(share.mean()),
+                "n": len(lengths),
+            }
+        )
 
     for method in METHODS:
         for layer in range(len(relevance["raw"].iloc[0])):
@@ -210,15 +276,24 @@ def paper_tables(summaries: list, recoveries: list, gradient: str, outputs: dict
             cell = part.assign(cell=[f"{m:.2f} ± {s:.2f}" for m, s in zip(part["mean"], part["std"], strict=True)])
             grid = cell.pivot(index="method", columns="layer", values="cell").reindex(list(METHODS))
             grid.columns = [f"L{c}" for c in grid.columns]
-            lines += [f"## {task}: {title} (n = {int(part['n'].max())}, n_nan = {int(part['n_nan'].max())})", "",
-                      grid.to_markdown(), ""]
+            lines += [
+                f"## {task}: {title} (n = {int(part['n'].max())}, n_nan = {int(part['n_nan'].max())})",
+                "",
+                grid.to_markdown(),
+                "",
+            ]
         found = recovery[recovery["task"] == task]
         if len(found):
             layered = found[found["layer"] > 0].pivot(index="method", columns="layer", values="top1").reindex(list(METHODS))
             layered.columns = [f"L{c}" for c in layered.columns]
-            lines += [f"## {task}: ground truth found (subject or planted cues; top-1 accuracy among words)", "",
-                      layered.round(3).to_markdown(), "",
-                      found[found["layer"] == 0][["method", "top1", "mrr", "share"]].round(3).to_markdown(index=False), ""]
+            lines += [
+                f"## {task}: ground truth found (subject or planted cues; top-1 accuracy among words)",
+                "",
+                layered.round(3).to_markdown(),
+                "",
+                found[found["layer"] == 0][["method", "top1", "mrr", "share"]].round(3).to_markdown(index=False),
+                "",
+            ]
     write_text(outputs["tables"], "\n".join(lines))
 
 

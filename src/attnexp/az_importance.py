@@ -24,20 +24,6 @@ def gold_score(model, logits: torch.Tensor, labels: torch.Tensor, score: str = "
     raise ValueError(f"unknown importance score {score!r}; choose one of {SCORES}")
 
 
-def _repeat(batch: Batch, times: int) -> Batch:
-    rep = lambda t: None if t is None else t.repeat_interleave(times, dim=0)  # noqa: E731
-    return replace(batch, tokens=rep(batch.tokens), lengths=rep(batch.lengths), labels=rep(batch.labels),
-                   question=rep(batch.question), question_lengths=rep(batch.question_lengths), candidates=rep(batch.candidates),
-                   instance_ids=[i for i in batch.instance_ids for _ in range(times)])
-
-
-def _rows(batch: Batch, start: int, stop: int) -> Batch:
-    pick = lambda t: None if t is None else t[start:stop]  # noqa: E731
-    return replace(batch, tokens=pick(batch.tokens), lengths=pick(batch.lengths), labels=pick(batch.labels),
-                   question=pick(batch.question), question_lengths=pick(batch.question_lengths),
-                   candidates=pick(batch.candidates), instance_ids=batch.instance_ids[start:stop])
-
-
 @torch.no_grad()
 def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK, memory_budget_mb: float = 256.0) -> torch.Tensor:
     """b_j = |s(x) - s(x with token j replaced by `blank`)| for every position: [B, L], 0 on padding.
@@ -47,16 +33,18 @@ def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK, m
     """
     size, width = batch.tokens.shape
     base = gold_score(model, model(batch).logits, batch.labels, score)
-    variants = _repeat(batch, width)
+    variants = batch.select(torch.arange(batch.size).repeat_interleave(width))
     eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
     variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
     config = model.config
     per_row = 4 * width * (width * config.n_layers * config.n_heads + 16 * config.width)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
-    blanked = torch.cat([
-        gold_score(model, model(part).logits, part.labels, score)
-        for part in (_rows(variants, start, start + chunk) for start in range(0, size * width, chunk))
-    ]).view(size, width)
+    blanked = torch.cat(
+        [
+            gold_score(model, model(part).logits, part.labels, score)
+            for part in (variants.select(slice(start, start + chunk)) for start in range(0, size * width, chunk))
+        ]
+    ).view(size, width)
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
 
 

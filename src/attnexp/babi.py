@@ -46,9 +46,7 @@ def parse_babi(path: str | Path) -> list[BabiQuestion]:
                 raise ValueError(f"{path}:{lineno}: question line without an answer: {raw!r}")
             question = fields[0].strip().rstrip("?").strip()
             support = tuple(int(x) for x in fields[2].split()) if len(fields) > 2 else ()
-            questions.append(
-                BabiQuestion(story, tuple(statements), question, fields[1].strip(), support, tuple(numbers))
-            )
+            questions.append(BabiQuestion(story, tuple(statements), question, fields[1].strip(), support, tuple(numbers)))
         else:
             statements.append(rest.strip().rstrip("."))
             numbers.append(number)

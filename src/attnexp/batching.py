@@ -37,17 +37,26 @@ class Batch:
         positions = torch.arange(self.tokens.shape[1], device=self.tokens.device)
         return (positions[None, :] >= 1) & (positions[None, :] < self.lengths[:, None] - 1)
 
-    def to(self, device: torch.device | str) -> "Batch":
-        move = lambda t: None if t is None else t.to(device)  # noqa: E731
+    def apply(self, fn) -> "Batch":
+        """The same batch with `fn` applied to every tensor field (instance ids unchanged)."""
+        keep = lambda t: None if t is None else fn(t)  # noqa: E731
         return replace(
             self,
-            tokens=move(self.tokens),
-            lengths=move(self.lengths),
-            labels=move(self.labels),
-            question=move(self.question),
-            question_lengths=move(self.question_lengths),
-            candidates=move(self.candidates),
+            tokens=keep(self.tokens),
+            lengths=keep(self.lengths),
+            labels=keep(self.labels),
+            question=keep(self.question),
+            question_lengths=keep(self.question_lengths),
+            candidates=keep(self.candidates),
         )
+
+    def select(self, rows: slice | torch.Tensor) -> "Batch":
+        """The instances at `rows` (a slice or an index tensor; repeats allowed), in that order."""
+        indices = range(self.size)[rows] if isinstance(rows, slice) else rows.tolist()
+        return replace(self.apply(lambda t: t[rows]), instance_ids=[self.instance_ids[i] for i in indices])
+
+    def to(self, device: torch.device | str) -> "Batch":
+        return self.apply(lambda t: t.to(device))
 
 
 def pad_sequences(sequences: list, pad: int = PAD, min_length: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

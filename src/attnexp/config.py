@@ -45,7 +45,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
         hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
         return f"unknown config key(s) {', '.join(map(repr, extra))}{where}{hint}"
     if error.validator == "enum":
-        return f"config key '{key}': {error.instance!r} is not allowed; choose one of {', '.join(map(str, error.validator_value))}"
+        return (
+            f"config key '{key}': {error.instance!r} is not allowed; choose one of {', '.join(map(str, error.validator_value))}"
+        )
     if error.validator == "minItems":
         return f"config key '{key}' is empty; list at least {error.validator_value} value(s)"
     if error.validator == "required":

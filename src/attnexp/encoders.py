@@ -61,7 +61,9 @@ class AverageEncoder(nn.Module):
 ENCODERS = ("lstm", "cnn", "average")
 
 
-def build_encoder(name: str, embedding_dim: int, hidden_size: int, cnn_filters: int = 64, mean_includes_padding: bool = False) -> nn.Module:
+def build_encoder(
+    name: str, embedding_dim: int, hidden_size: int, cnn_filters: int = 64, mean_includes_padding: bool = False
+) -> nn.Module:
     if name == "lstm":
         return LSTMEncoder(embedding_dim, hidden_size)
     if name == "cnn":

@@ -111,8 +111,14 @@ def _normalised(values: np.ndarray) -> np.ndarray:
     return values / np.maximum(values.sum(axis=-1, keepdims=True), 1e-12)
 
 
-def attention_flow(augmented: np.ndarray, query: int = 0, solver: str = "scipy", scale: float = 1e6,
-                   normalise: bool = True, max_problems: int = 64) -> np.ndarray:
+def attention_flow(
+    augmented: np.ndarray,
+    query: int = 0,
+    solver: str = "scipy",
+    scale: float = 1e6,
+    normalise: bool = True,
+    max_problems: int = 64,
+) -> np.ndarray:
     """Flow relevance [L, n] of output position `query` at every layer l = 1 .. L for one example.
 
     `augmented` is Â [L, n, n] cropped to the example's n positions. With `normalise`, each row is
@@ -128,15 +134,27 @@ def attention_flow(augmented: np.ndarray, query: int = 0, solver: str = "scipy",
         from networkx.algorithms.flow import edmonds_karp
 
         graph = networkx_graph(augmented)
-        values = np.array([[nx.maximum_flow_value(graph, layer * n + query, j, flow_func=edmonds_karp) for j in range(n)]
-                           for layer in range(1, n_layers + 1)])
+        values = np.array(
+            [
+                [nx.maximum_flow_value(graph, layer * n + query, j, flow_func=edmonds_karp) for j in range(n)]
+                for layer in range(1, n_layers + 1)
+            ]
+        )
     else:
         raise ValueError(f"unknown flow solver {solver!r}; choose one of {FLOW_SOLVERS}")
     return _normalised(values) if normalise else values
 
 
-def batch_flow(augmented: np.ndarray, lengths: np.ndarray, query: int = 0, row: str = "cls", solver: str = "scipy",
-               scale: float = 1e6, progress: bool = True, max_problems: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def batch_flow(
+    augmented: np.ndarray,
+    lengths: np.ndarray,
+    query: int = 0,
+    row: str = "cls",
+    solver: str = "scipy",
+    scale: float = 1e6,
+    progress: bool = True,
+    max_problems: int = 64,
+) -> tuple[np.ndarray, np.ndarray]:
     """Flow relevance of every layer for a padded batch Â [B, L, n, n]: ([B, L, n], seconds per example).
 
     Each example is cropped to its own length; padding gets 0. With SciPy, the n problems of one example's

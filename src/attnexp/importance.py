@@ -46,38 +46,17 @@ def deletion_batch(batch: Batch) -> tuple[Batch, torch.Tensor, torch.Tensor]:
     width = batch.tokens.shape[1] - 1
     columns = torch.arange(width, device=batch.tokens.device)
     source = columns[None, :] + (columns[None, :] >= position[:, None]).long()
-    tokens = batch.tokens[instance].gather(1, source)
-    lengths = batch.lengths[instance] - 1
-    tokens = tokens.masked_fill(columns[None, :] >= lengths[:, None], 0)
-    pick = lambda t: None if t is None else t[instance]  # noqa: E731
-    deleted = replace(
-        batch,
-        tokens=tokens,
-        lengths=lengths,
-        labels=batch.labels[instance],
-        instance_ids=[batch.instance_ids[i] for i in instance.tolist()],
-        question=pick(batch.question),
-        question_lengths=pick(batch.question_lengths),
-        candidates=pick(batch.candidates),
-    )
+    repeated = batch.select(instance)
+    lengths = repeated.lengths - 1
+    tokens = repeated.tokens.gather(1, source).masked_fill(columns[None, :] >= lengths[:, None], 0)
+    deleted = replace(repeated, tokens=tokens, lengths=lengths)
     return deleted, instance, position
 
 
 def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
     """Rows start..stop of a batch, trimmed to their own longest sequence."""
-    lengths = batch.lengths[start:stop]
-    width = int(lengths.max())
-    pick = lambda t: None if t is None else t[start:stop]  # noqa: E731
-    return replace(
-        batch,
-        tokens=batch.tokens[start:stop, :width],
-        lengths=lengths,
-        labels=batch.labels[start:stop],
-        instance_ids=batch.instance_ids[start:stop],
-        question=pick(batch.question),
-        question_lengths=pick(batch.question_lengths),
-        candidates=pick(batch.candidates),
-    )
+    part = batch.select(slice(start, stop))
+    return replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
 
 
 def rows_per_chunk(model: AttentionClassifier, width: int, memory_budget_mb: float) -> int:

@@ -19,7 +19,12 @@ def classification_metrics(task: str, labels: np.ndarray, probabilities: np.ndar
             "f1_positive": float(f1[1]),
             "f1_macro": float(np.mean(f1)),
             "per_class": {
-                str(c): {"precision": float(precision[c]), "recall": float(recall[c]), "f1": float(f1[c]), "support": int(support[c])}
+                str(c): {
+                    "precision": float(precision[c]),
+                    "recall": float(recall[c]),
+                    "f1": float(f1[c]),
+                    "support": int(support[c]),
+                }
                 for c in (0, 1)
             },
             "n": int(len(labels)),

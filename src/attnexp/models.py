@@ -90,14 +90,7 @@ class AttentionClassifier(nn.Module):
             context = torch.einsum("bl,blh->bh", attention, encoded.hidden)
         else:
             context = torch.einsum("bkl,blh->bkh", attention, encoded.hidden)
-        if self.is_binary:
-            return self.output(context).squeeze(-1)
-        question = encoded.question if attention.dim() == 2 else encoded.question[:, None, :]
-        logits = self.output(torch.tanh(self.context_projection(context) + self.query_projection(question)))
-        if batch is not None and batch.candidates is not None:
-            mask = batch.candidates if attention.dim() == 2 else batch.candidates[:, None, :]
-            logits = logits.masked_fill(~mask, float("-inf"))
-        return logits
+        return output_logits(self, context, encoded.question, batch, several=attention.dim() == 3)
 
     def forward(self, batch: Batch) -> Output:
         encoded = self.encode(batch)
@@ -126,6 +119,21 @@ class AttentionClassifier(nn.Module):
         decoder_ids = {id(p) for p in decoder}
         encoder = [p for p in self.parameters() if id(p) not in attention_ids | decoder_ids]
         return {"encoder": encoder, "attention": attention, "decoder": decoder}
+
+
+def output_logits(
+    model: nn.Module, features: torch.Tensor, question: torch.Tensor | None, batch: Batch | None, several: bool
+) -> torch.Tensor:
+    """The decoder head shared by every model: BC w^T c + b, or QA/NLI W2 tanh(W1p c + W1q q) with
+    non-candidate answers at -inf. `several`: features are [B, K, H] (K candidate attentions)."""
+    if model.is_binary:
+        return model.output(features).squeeze(-1)
+    question = question[:, None, :] if several else question
+    logits = model.output(torch.tanh(model.context_projection(features) + model.query_projection(question)))
+    if batch is not None and batch.candidates is not None:
+        mask = batch.candidates[:, None, :] if several else batch.candidates
+        logits = logits.masked_fill(~mask, float("-inf"))
+    return logits
 
 
 def save_model(model: AttentionClassifier, path, extra: dict | None = None) -> None:

@@ -120,7 +120,9 @@ def preprocess(
         out["question"] = [encode(q.split(), index) for q in frame["question"]]
     if "candidates" in frame:
         out["candidates"] = frame["candidates"].map(lambda allowed: [c in set(allowed) for c in classes])
-    out["rationale"] = frame["rationale"].map(lambda r: [p + 1 for p in r]) if "rationale" in frame else [[] for _ in range(len(out))]
+    out["rationale"] = (
+        frame["rationale"].map(lambda r: [p + 1 for p in r]) if "rationale" in frame else [[] for _ in range(len(out))]
+    )
 
     before_filter = {s: int((out["split"] == s).sum()) for s in SPLITS}
     if spec.task == "bc":
@@ -148,8 +150,13 @@ def preprocess(
         "raw_files": {role: str(path) for role, path in files.items()},
         "verified_sha256": verified,
         "embeddings": "random",
-        "options": {"vocab_fit_on": vocab_fit_on, "implicit_extremes": implicit_extremes, "min_df": spec.min_df,
-                    "length_bounds": list(spec.length_bounds), "split_seed": spec.split_seed},
+        "options": {
+            "vocab_fit_on": vocab_fit_on,
+            "implicit_extremes": implicit_extremes,
+            "min_df": spec.min_df,
+            "length_bounds": list(spec.length_bounds),
+            "split_seed": spec.split_seed,
+        },
     }
     return out, meta
 
@@ -177,8 +184,14 @@ def positive_class_weight(labels: np.ndarray) -> float:
 __all__ = ["PAD", "UNK", "SOS", "EOS", "preprocess", "load_preprocessed", "split_frame", "math"]
 
 
-def run_preprocess(dataset: str, raw_dir: str | Path | None, instances_path: str | Path, meta_path: str | Path, options: dict,
-                   user_files: dict | None = None) -> dict:
+def run_preprocess(
+    dataset: str,
+    raw_dir: str | Path | None,
+    instances_path: str | Path,
+    meta_path: str | Path,
+    options: dict,
+    user_files: dict | None = None,
+) -> dict:
     """Preprocess one dataset from its raw directory (or user-named files) and write the shared format."""
     import time
 
@@ -186,10 +199,13 @@ def run_preprocess(dataset: str, raw_dir: str | Path | None, instances_path: str
 
     start = time.perf_counter()
     spec = get_dataset(dataset)
-    instances, meta = preprocess(spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False),
-                                 user_files)
+    instances, meta = preprocess(
+        spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False), user_files
+    )
     meta["seconds"] = round(time.perf_counter() - start, 2)
     write_preprocessed(instances, meta, instances_path, meta_path)
-    print(f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
-          f"mean length {meta['mean_length']:.1f}")
+    print(
+        f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
+        f"mean length {meta['mean_length']:.1f}"
+    )
     return meta

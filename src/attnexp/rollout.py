@@ -54,7 +54,8 @@ def raw_relevance(maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", q
     return relevance_rows(head_average(maps), lengths, row, query)
 
 
-def rollout_relevance(maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int = 0,
-                      residual: bool = True) -> torch.Tensor:
+def rollout_relevance(
+    maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int = 0, residual: bool = True
+) -> torch.Tensor:
     """r_roll,l = R_l[q, :] for every layer: [B, layers, n]."""
     return relevance_rows(rollout(residual_augment(head_average(maps), residual)), lengths, row, query)

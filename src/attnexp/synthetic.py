@@ -165,7 +165,14 @@ def write_babi(
 
 
 def planted_sentiment_rows(
-    seed: int, sizes: dict, vocab_size: int, min_len: int, max_len: int, zipf_exponent: float, max_cues: int, distractor_rate: float
+    seed: int,
+    sizes: dict,
+    vocab_size: int,
+    min_len: int,
+    max_len: int,
+    zipf_exponent: float,
+    max_cues: int,
+    distractor_rate: float,
 ) -> list[dict]:
     """Instances with planted cue words; the label is the polarity that has more cues."""
     rng = np.random.default_rng(seed)
@@ -237,7 +244,12 @@ def planted_nli_rows(
         hypothesis = [fillers[j] for j in rng.choice(vocab_size, size=hyp_len, p=probs)]
         hypothesis[int(rng.integers(hyp_len))] = asked
         rows.append(
-            {"premise": " ".join(premise), "hypothesis": " ".join(hypothesis), "label": SNLI_HF_LABEL[label], "rationale": str(position)}
+            {
+                "premise": " ".join(premise),
+                "hypothesis": " ".join(hypothesis),
+                "label": SNLI_HF_LABEL[label],
+                "rationale": str(position),
+            }
         )
     return rows
 

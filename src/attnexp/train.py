@@ -38,9 +38,17 @@ class TrainResult:
     test_metrics: dict
 
 
-def build_model(meta: dict, encoder: str, attention: str, embedding_dim: int, hidden_size: int, cnn_filters: int = 64,
-                mean_includes_padding: bool = False, seed: int | None = None,
-                embeddings: torch.Tensor | None = None) -> AttentionClassifier:
+def build_model(
+    meta: dict,
+    encoder: str,
+    attention: str,
+    embedding_dim: int,
+    hidden_size: int,
+    cnn_filters: int = 64,
+    mean_includes_padding: bool = False,
+    seed: int | None = None,
+    embeddings: torch.Tensor | None = None,
+) -> AttentionClassifier:
     """A fresh model for the dataset described by `meta`; `seed` makes its initial weights repeatable.
 
     `embeddings` ([vocab, dim]) replaces the random initial embedding rows (pretrained word vectors).
@@ -80,8 +88,9 @@ def _optimizers(model: AttentionClassifier, settings: TrainSettings) -> list[tor
     return optimizers
 
 
-def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSettings,
-          progress: Callable[[str], None] = print) -> TrainResult:
+def train(
+    model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSettings, progress: Callable[[str], None] = print
+) -> TrainResult:
     """Train on the train split, keep the epoch with the best selection metric (J&W: never epoch 0)."""
     seed_everything(settings.seed, settings.deterministic)
     rng = np.random.default_rng(settings.seed)
@@ -118,10 +127,19 @@ def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSe
         if kept:
             best_score, best_state, best_epoch = score, copy.deepcopy(model.state_dict()), epoch
         seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, "train_loss": total_loss, f"{settings.select_on}_{'roc_auc' if task == 'bc' else 'accuracy'}": score,
-                        "kept": kept, "seconds": seconds})
-        progress(f"epoch {epoch + 1}/{settings.epochs}: loss {total_loss:.3f}, {settings.select_on} "
-                 f"{'ROC-AUC' if task == 'bc' else 'accuracy'} {score:.4f}{' (kept)' if kept else ''}, {seconds:.1f}s")
+        history.append(
+            {
+                "epoch": epoch,
+                "train_loss": total_loss,
+                f"{settings.select_on}_{'roc_auc' if task == 'bc' else 'accuracy'}": score,
+                "kept": kept,
+                "seconds": seconds,
+            }
+        )
+        progress(
+            f"epoch {epoch + 1}/{settings.epochs}: loss {total_loss:.3f}, {settings.select_on} "
+            f"{'ROC-AUC' if task == 'bc' else 'accuracy'} {score:.4f}{' (kept)' if kept else ''}, {seconds:.1f}s"
+        )
     if best_state is None:
         progress("no epoch after the first improved the selection metric; keeping the last epoch's weights")
         best_epoch = settings.epochs - 1
@@ -133,9 +151,20 @@ def train(model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSe
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
 
 
-def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed: int, hyperparameters: dict,
-                 select_on: str, model_options: dict, deterministic: bool, outputs: dict, threads: int = 1,
-                 embeddings: dict | None = None) -> dict:
+def run_training(
+    instances_dir,
+    dataset: str,
+    encoder: str,
+    attention: str,
+    seed: int,
+    hyperparameters: dict,
+    select_on: str,
+    model_options: dict,
+    deterministic: bool,
+    outputs: dict,
+    threads: int = 1,
+    embeddings: dict | None = None,
+) -> dict:
     """Train one grid cell and write model, metrics, per-epoch log and the full run config.
 
     `embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
@@ -152,25 +181,50 @@ def run_training(instances_dir, dataset: str, encoder: str, attention: str, seed
     if embeddings and embeddings.get("path"):
         from .embeddings import load_word_vectors
 
-        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], hyperparameters["embedding_dim"],
-                                          embeddings.get("missing", "zero"), seed)
+        matrix, found = load_word_vectors(
+            embeddings["path"], meta["vocab"], hyperparameters["embedding_dim"], embeddings.get("missing", "zero"), seed
+        )
         source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
-    model = build_model(meta, encoder, attention, hyperparameters["embedding_dim"], hyperparameters["hidden_size"],
-                        model_options.get("cnn_filters_per_kernel", 64), model_options.get("average_mean_includes_padding", False),
-                        seed=seed, embeddings=vectors)
+    model = build_model(
+        meta,
+        encoder,
+        attention,
+        hyperparameters["embedding_dim"],
+        hyperparameters["hidden_size"],
+        model_options.get("cnn_filters_per_kernel", 64),
+        model_options.get("average_mean_includes_padding", False),
+        seed=seed,
+        embeddings=vectors,
+    )
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
-    settings = TrainSettings(epochs=hyperparameters["epochs"], batch_size=hyperparameters["batch_size"], seed=seed,
-                             select_on=select_on, deterministic=deterministic)
+    settings = TrainSettings(
+        epochs=hyperparameters["epochs"],
+        batch_size=hyperparameters["batch_size"],
+        seed=seed,
+        select_on=select_on,
+        deterministic=deterministic,
+    )
     print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = train(model, instances, settings)
-    run_config = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed,
-                  "hyperparameters": hyperparameters, "model_selection": {"split": select_on},
-                  "model": model_options, "seeding": {"deterministic": deterministic},
-                  "preprocessing": meta["options"], "embeddings": source, "comparable": comparable}
+    run_config = {
+        "dataset": dataset,
+        "encoder": encoder,
+        "attention": attention,
+        "seed": seed,
+        "hyperparameters": hyperparameters,
+        "model_selection": {"split": select_on},
+        "model": model_options,
+        "seeding": {"deterministic": deterministic},
+        "preprocessing": meta["options"],
+        "embeddings": source,
+        "comparable": comparable,
+    }
     save_model(result.model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], result.history)
     write_yaml(outputs["config"], run_config)
-    write_json(outputs["metrics"], {**result.test_metrics, "dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed})
+    write_json(
+        outputs["metrics"], {**result.test_metrics, "dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed}
+    )
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics

@@ -17,7 +17,7 @@ from torch import nn
 
 from .attention import masked_softmax
 from .batching import Batch
-from .models import AttentionClassifier, Encoded, Output
+from .models import AttentionClassifier, Encoded, Output, output_logits
 
 
 @dataclass(frozen=True)
@@ -177,14 +177,7 @@ class TransformerClassifier(nn.Module):
             context, cls = torch.einsum("bkl,bld->bkd", attention, encoded.hidden), encoded.cls_input[:, None, :]
         y = cls + last.dropout(context + last.attn.proj.bias)
         z = self.ln_f(y + last.mlp(last.ln2(y)))
-        if self.is_binary:
-            return self.output(z).squeeze(-1)
-        question = encoded.question if attention.dim() == 2 else encoded.question[:, None, :]
-        logits = self.output(torch.tanh(self.context_projection(z) + self.query_projection(question)))
-        if batch is not None and batch.candidates is not None:
-            mask = batch.candidates if attention.dim() == 2 else batch.candidates[:, None, :]
-            logits = logits.masked_fill(~mask, float("-inf"))
-        return logits
+        return output_logits(self, z, encoded.question, batch, several=attention.dim() == 3)
 
     def forward(self, batch: Batch) -> Output:
         encoded = self.encode(batch)
@@ -202,8 +195,17 @@ class TransformerClassifier(nn.Module):
         return {"encoder": [p for p in self.parameters() if id(p) not in ids], "attention": [], "decoder": decoder}
 
 
-def build_transformer(meta: dict, n_layers: int = 6, n_heads: int = 8, width: int = 128, dropout: float = 0.1,
-                      max_length: int = 512) -> TransformerClassifier:
-    config = TransformerConfig(vocab_size=len(meta["vocab"]), n_classes=len(meta["classes"]), task=meta["task"],
-                               n_layers=n_layers, n_heads=n_heads, width=width, dropout=dropout, max_length=max_length)
+def build_transformer(
+    meta: dict, n_layers: int = 6, n_heads: int = 8, width: int = 128, dropout: float = 0.1, max_length: int = 512
+) -> TransformerClassifier:
+    config = TransformerConfig(
+        vocab_size=len(meta["vocab"]),
+        n_classes=len(meta["classes"]),
+        task=meta["task"],
+        n_layers=n_layers,
+        n_heads=n_heads,
+        width=width,
+        dropout=dropout,
+        max_length=max_length,
+    )
     return TransformerClassifier(config)

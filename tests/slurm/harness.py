@@ -58,13 +58,26 @@ def make_workdir(path: Path, config: dict) -> Path:
     return path
 
 
-def snakemake(workdir: Path, *args: str, env: dict | None = None,
-              timeout_s: int = 600) -> tuple[subprocess.CompletedProcess, float]:
+def snakemake(
+    workdir: Path, *args: str, env: dict | None = None, timeout_s: int = 600
+) -> tuple[subprocess.CompletedProcess, float]:
     """Run the repository's workflow in `workdir` under `timeout -s INT` (SIGINT cancels SLURM jobs; TERM hangs)."""
     env = {**os.environ, **(env or {})}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "src"), env.get("PYTHONPATH", "")) if p)
-    command = ["timeout", "-s", "INT", "-k", "60", str(timeout_s), sys.executable, "-m", "snakemake",
-               "--snakefile", str(REPO / "Snakefile"), *args]
+    command = [
+        "timeout",
+        "-s",
+        "INT",
+        "-k",
+        "60",
+        str(timeout_s),
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        *args,
+    ]
     start = time.perf_counter()
     result = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout_s + 120)
     return result, time.perf_counter() - start

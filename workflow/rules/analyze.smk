@@ -15,16 +15,16 @@ rule analyze:
         adversary="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/adversary.parquet",
         rationale="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/rationale_recovery.csv",
         config="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/analysis_config.yaml",
-    params:
-        settings=config["analyses"],
-        batch_size=get_analysis_batch_size,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=60,
     log:
         "logs/analyses/{dataset}/{encoder}-{attention}/seed{seed}.log",
     conda:
         "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        settings=config["analyses"],
+        batch_size=get_analysis_batch_size,
     script:
         "../scripts/analyze.py"

@@ -291,6 +291,7 @@ def get_transformer_targets():
         )
     )
 
+
 # --- figures: tables, figures and the HTML report ---
 from attnexp.plots.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 
@@ -473,6 +474,7 @@ def get_figure_targets():
 
 def get_figures_targets():
     return get_table_targets() + get_figure_targets()
+
 
 # --- wp ---
 # Wiegreffe & Pinter (2019): runs under results/wp/{dataset}/{variant}/seed{seed}[/lambda{lam}].

@@ -2,45 +2,47 @@
 
 
 rule synthesize_sentiment:
-    localrule: True
     output:
         "results/raw/synthetic/sentiment/data.csv",
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["sentiment"],
+    log:
+        "logs/raw/synthetic/sentiment.log",
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    log:
-        "logs/raw/synthetic/sentiment.log",
-    conda:
-        "../envs/attnexp.yaml"
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["sentiment"],
     script:
         "../scripts/synthesize.py"
 
 
 rule synthesize_nli:
-    localrule: True
     output:
-        expand("results/raw/synthetic/nli/snli_1.0_{split}.tsv", split=["train", "dev", "test"]),
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["nli"],
+        expand(
+            "results/raw/synthetic/nli/snli_1.0_{split}.tsv",
+            split=["train", "dev", "test"],
+        ),
+    log:
+        "logs/raw/synthetic/nli.log",
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    log:
-        "logs/raw/synthetic/nli.log",
-    conda:
-        "../envs/attnexp.yaml"
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["nli"],
     script:
         "../scripts/synthesize.py"
 
 
 rule synthesize_babi:
-    localrule: True
     output:
         expand(
             "results/raw/synthetic/babi/en/{stem}_{split}.txt",
@@ -51,17 +53,18 @@ rule synthesize_babi:
             ],
             split=["train", "test"],
         ),
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["babi"],
+    log:
+        "logs/raw/synthetic/babi.log",
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    log:
-        "logs/raw/synthetic/babi.log",
-    conda:
-        "../envs/attnexp.yaml"
+    params:
+        seed=config["synthetic"]["seed"],
+        options=config["synthetic"]["babi"],
     script:
         "../scripts/synthesize.py"
 
@@ -72,17 +75,17 @@ rule preprocess:
     output:
         instances="results/preprocessed/{dataset}/instances.parquet",
         meta="results/preprocessed/{dataset}/meta.json",
-    params:
-        raw_dir=get_raw_dir,
-        options=config["preprocessing"],
-        user_files=config["data"]["user_files"],
-    threads: 1
-    resources:
-        mem_mb=get_preprocess_mem_mb,
-        runtime=get_preprocess_runtime,
     log:
         "logs/preprocess/{dataset}.log",
     conda:
         "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=get_preprocess_mem_mb,
+        runtime=get_preprocess_runtime,
+    params:
+        raw_dir=get_raw_dir,
+        options=config["preprocessing"],
+        user_files=config["data"]["user_files"],
     script:
         "../scripts/preprocess.py"

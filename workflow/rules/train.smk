@@ -10,20 +10,20 @@ rule train:
         metrics="results/models/{dataset}/{encoder}-{attention}/seed{seed}/metrics.json",
         history="results/models/{dataset}/{encoder}-{attention}/seed{seed}/train_log.csv",
         config="results/models/{dataset}/{encoder}-{attention}/seed{seed}/config.yaml",
+    log:
+        "logs/train/{dataset}/{encoder}-{attention}/seed{seed}.log",
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=get_train_mem_mb,
+        runtime=get_train_runtime,
+        gpu=0,  # attnexp.train runs on CPU; profiles/slurm shows how to request a GPU
     params:
         hyperparameters=get_hyperparameters,
         select_on=config["model_selection"]["split"],
         model_options=config["model"],
         deterministic=config["seeding"]["deterministic"],
         embeddings=get_embeddings,
-    threads: 1
-    resources:
-        mem_mb=get_train_mem_mb,
-        runtime=get_train_runtime,
-        gpu=0,  # attnexp.train runs on CPU; profiles/slurm shows how to request a GPU
-    log:
-        "logs/train/{dataset}/{encoder}-{attention}/seed{seed}.log",
-    conda:
-        "../envs/attnexp.yaml"
     script:
         "../scripts/train.py"
