@@ -49,6 +49,8 @@ def tiny_config() -> dict:
     config.update(datasets=["syn_sentiment"], encoders=["average"], attentions=["tanh"], seeds=[0])
     config["synthetic"]["sentiment"].update(sizes={"train": 120, "dev": 40, "test": 40}, vocab_size=60)
     config["hyperparameters"] = {"syn_sentiment": {"epochs": 2, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}}
+    config["wp"]["datasets"] = []  # the W&P and Transformer stages have their own tests; keep this run to a few jobs
+    config["az"]["datasets"] = []
     return config
 
 
@@ -112,7 +114,8 @@ def assert_same_output(expected: Path, actual: Path) -> None:
     assert actual.is_file(), f"missing {actual}"
     suffix = expected.suffix
     if suffix == ".parquet":
-        pd.testing.assert_frame_equal(pd.read_parquet(actual), pd.read_parquet(expected))
+        left, right = pd.read_parquet(actual), pd.read_parquet(expected)
+        pd.testing.assert_frame_equal(left.drop(columns=_timing_columns(left)), right.drop(columns=_timing_columns(right)))
     elif suffix == ".csv":
         left, right = pd.read_csv(actual), pd.read_csv(expected)
         pd.testing.assert_frame_equal(left.drop(columns=_timing_columns(left)), right.drop(columns=_timing_columns(right)))
