@@ -330,3 +330,33 @@ def test_summary_nan_policy_and_cumulative_quirk():
     assert np.isclose(omit.loc[1, "mean"], 0.5) and omit.loc[1, "n"] == 1
     pooled = summarise_correlations(table, {**options, "cumulative_layer_lists": True}).set_index("layer")
     assert np.isclose(pooled.loc[2, "mean"], np.mean([0.5, 0.0, 1.0, -0.5]))
+
+
+def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
+    """The seed fixes the initial weights too (regression: the model was once built before seeding)."""
+    from attnexp.az import run_transformer_training
+    from attnexp.preprocess import write_preprocessed
+
+    rows = pd.concat(
+        [tiny_rows("bc", 24, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
+        ignore_index=True,
+    )
+    rows["instance_id"] = [f"x{i}" for i in range(len(rows))]
+    meta = {"vocab": [str(i) for i in range(30)], "classes": ["a", "b"], "task": "bc", "options": {}, "comparable": False}
+    write_preprocessed(rows, meta, tmp_path / "instances.parquet", tmp_path / "meta.json")
+
+    def run(name, disturb):
+        torch.manual_seed(disturb)
+        out = {
+            k: tmp_path / name / f"{k}.{ext}"
+            for k, ext in (("model", "pt"), ("history", "csv"), ("config", "yaml"), ("metrics", "json"))
+        }
+        options = {"n_layers": 2, "n_heads": 2, "width": 16, "dropout": 0.1, "max_length": 16}
+        run_transformer_training(
+            tmp_path, "tiny", 3, options, {"epochs": 2, "batch_size": 8, "learning_rate": 1e-3}, "dev", True, out
+        )
+        return torch.load(out["model"], weights_only=True)["state_dict"]
+
+    first, second = run("a", 0), run("b", 12345)
+    assert first.keys() == second.keys()
+    assert all(torch.equal(first[k], second[k]) for k in first)

@@ -33,12 +33,14 @@ def run_transformer_training(
     from .io import write_json, write_yaml
     from .models import save_model
     from .preprocess import load_preprocessed
+    from .seeding import seed_everything
     from .train import TrainSettings, train
     from .transformer import build_transformer
 
     torch.set_num_threads(threads)
     instances, meta = load_preprocessed(instances_dir)
     longest = int(instances["tokens"].map(len).max())
+    seed_everything(seed, deterministic)  # before the weights are initialised
     model = build_transformer(meta, **{**model_options, "max_length": max(model_options.get("max_length", 128), longest)})
     settings = TrainSettings(
         epochs=train_options["epochs"],

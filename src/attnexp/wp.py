@@ -40,7 +40,8 @@ def _settings(hyperparameters: dict, seed: int, wp: dict, deterministic: bool) -
     )
 
 
-def _model(meta: dict, encoder: str, attention: str, hyperparameters: dict, model_options: dict):
+def _model(meta: dict, encoder: str, attention: str, hyperparameters: dict, model_options: dict, seed: int):
+    """A fresh model whose initial weights depend only on `seed`."""
     return build_model(
         meta,
         encoder,
@@ -49,6 +50,7 @@ def _model(meta: dict, encoder: str, attention: str, hyperparameters: dict, mode
         hyperparameters["hidden_size"],
         model_options.get("cnn_filters_per_kernel", 64),
         model_options.get("average_mean_includes_padding", False),
+        seed=seed,
     )
 
 
@@ -128,7 +130,7 @@ def run_wp_model(
         )
     encoder, attention = VARIANTS[variant]
     run_config = _run_config(dataset, variant, seed, hyperparameters, wp, model_options, deterministic, meta)
-    model = _model(meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options)
+    model = _model(meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed)
     if attention == "guide":
         if not guide_files:
             raise ValueError(f"variant {variant!r} needs guide files (the donor run's stored attention)")
@@ -186,7 +188,7 @@ def run_wp_adversary(
     )
     run_config = _run_config(dataset, "adversarial", seed, hyperparameters, wp, model_options, deterministic, meta)
     run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
-    model = _model(meta, *VARIANTS["base"], hyperparameters, model_options)
+    model = _model(meta, *VARIANTS["base"], hyperparameters, model_options, seed)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(model, instances, base, _settings(hyperparameters, seed, wp, deterministic), objective)
     _write_run(model, result, instances, run_config, outputs)
