@@ -276,6 +276,8 @@ def get_az_cls_map_files():
 
 
 def get_transformer_targets():
+    if not AZ_DATASETS:
+        return []
     return (
         expand(
             "results/models/{dataset}/transformer-self/seed{seed}/metrics.json",
