@@ -70,11 +70,7 @@ def importance_table(model: AttentionClassifier, rows: pd.DataFrame, settings: A
         parts.append(
             pd.DataFrame(
                 {
-                    "instance_id": batch.instance_ids,
-                    "length": (batch.lengths - 2).tolist(),
-                    "label": batch.labels.tolist(),
-                    "predicted": model.predict(output.logits).tolist(),
-                    "max_attention": output.attention.max(dim=-1).values.double().tolist(),
+                    **instance_columns(model, batch, output),
                     "attention": real_tokens(output.attention, batch),
                     "gradient": real_tokens(gradient_importance(model, batch), batch),
                     "loo": real_tokens(loo, batch),
@@ -86,6 +82,17 @@ def importance_table(model: AttentionClassifier, rows: pd.DataFrame, settings: A
     table = pd.concat(parts, ignore_index=True)
     table["rationale"] = [[int(p) - 1 for p in r] for r in rows["rationale"]]
     return table
+
+
+def instance_columns(model: AttentionClassifier, batch, output) -> dict:
+    """The identifying columns every per-instance analysis table starts with."""
+    return {
+        "instance_id": batch.instance_ids,
+        "length": (batch.lengths - 2).tolist(),
+        "label": batch.labels.tolist(),
+        "predicted": model.predict(output.logits).tolist(),
+        "max_attention": output.attention.max(dim=-1).values.double().tolist(),
+    }
 
 
 def permutation_table(
@@ -100,11 +107,7 @@ def permutation_table(
         parts.append(
             pd.DataFrame(
                 {
-                    "instance_id": batch.instance_ids,
-                    "length": (batch.lengths - 2).tolist(),
-                    "label": batch.labels.tolist(),
-                    "predicted": model.predict(output.logits).tolist(),
-                    "max_attention": output.attention.max(dim=-1).values.double().tolist(),
+                    **instance_columns(model, batch, output),
                     "median_output_change": np.median(changes, axis=1),
                     "output_changes": list(changes),
                 }

@@ -69,6 +69,23 @@ def build_model(
     return AttentionClassifier(config, embeddings)
 
 
+def model_from_options(
+    meta: dict, encoder: str, attention: str, hyperparameters: dict, model_options: dict, seed: int, embeddings=None
+) -> AttentionClassifier:
+    """`build_model` from the config's `hyperparameters` and `model` sections; weights depend only on `seed`."""
+    return build_model(
+        meta,
+        encoder,
+        attention,
+        hyperparameters["embedding_dim"],
+        hyperparameters["hidden_size"],
+        model_options.get("cnn_filters_per_kernel", 64),
+        model_options.get("average_mean_includes_padding", False),
+        seed=seed,
+        embeddings=embeddings,
+    )
+
+
 @torch.no_grad()
 def predict_distribution(model: AttentionClassifier, rows: pd.DataFrame, batch_size: int = 128) -> np.ndarray:
     """Output distributions [N, C] for the rows, in their order."""
@@ -186,17 +203,7 @@ def run_training(
         )
         source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
-    model = build_model(
-        meta,
-        encoder,
-        attention,
-        hyperparameters["embedding_dim"],
-        hyperparameters["hidden_size"],
-        model_options.get("cnn_filters_per_kernel", 64),
-        model_options.get("average_mean_includes_padding", False),
-        seed=seed,
-        embeddings=vectors,
-    )
+    model = model_from_options(meta, encoder, attention, hyperparameters, model_options, seed, embeddings=vectors)
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
     settings = TrainSettings(
         epochs=hyperparameters["epochs"],

@@ -14,7 +14,7 @@ from .io import read_json, write_csv, write_json, write_parquet, write_yaml
 from .models import save_model
 from .preprocess import load_preprocessed, split_frame
 from .seed_variance import attention_matrix, probabilities, seed_variance
-from .train import TrainSettings, build_model, train
+from .train import TrainSettings, model_from_options, train
 
 # variant -> (encoder, attention); "guide" = attention frozen to a donor's weights
 VARIANTS = {
@@ -37,20 +37,6 @@ def _settings(hyperparameters: dict, seed: int, wp: dict, deterministic: bool) -
         select_on=wp["select_on"],
         deterministic=deterministic,
         first_epoch_eligible=True,
-    )
-
-
-def _model(meta: dict, encoder: str, attention: str, hyperparameters: dict, model_options: dict, seed: int):
-    """A fresh model whose initial weights depend only on `seed`."""
-    return build_model(
-        meta,
-        encoder,
-        attention,
-        hyperparameters["embedding_dim"],
-        hyperparameters["hidden_size"],
-        model_options.get("cnn_filters_per_kernel", 64),
-        model_options.get("average_mean_includes_padding", False),
-        seed=seed,
     )
 
 
@@ -130,7 +116,9 @@ def run_wp_model(
         )
     encoder, attention = VARIANTS[variant]
     run_config = _run_config(dataset, variant, seed, hyperparameters, wp, model_options, deterministic, meta)
-    model = _model(meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed)
+    model = model_from_options(
+        meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed
+    )
     if attention == "guide":
         if not guide_files:
             raise ValueError(f"variant {variant!r} needs guide files (the donor run's stored attention)")
@@ -188,7 +176,7 @@ def run_wp_adversary(
     )
     run_config = _run_config(dataset, "adversarial", seed, hyperparameters, wp, model_options, deterministic, meta)
     run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
-    model = _model(meta, *VARIANTS["base"], hyperparameters, model_options, seed)
+    model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(model, instances, base, _settings(hyperparameters, seed, wp, deterministic), objective)
     _write_run(model, result, instances, run_config, outputs)
