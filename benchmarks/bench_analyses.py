@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnexp.adversary import AdversarySettings, adversarial_attention
-from attnexp.batching import collate, sequential_batches
-from attnexp.divergences import tvd
-from attnexp.importance import gradient_importance, integrated_gradients, leave_one_out
-from attnexp.models import load_model
-from attnexp.permutation import permutation_output_changes, sample_permutations
-from attnexp.preprocess import load_preprocessed, split_frame
+from attnexp.analyses.divergences import tvd
+from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention
+from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
+from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
+from attnexp.data.batching import collate, sequential_batches
+from attnexp.data.preprocess import load_preprocessed, split_frame
+from attnexp.models.classifier import load_model
 
 
 def timed(function) -> float:

@@ -16,9 +16,9 @@ from pathlib import Path
 start_imports = time.process_time()
 import numpy as np  # noqa: E402
 
-from attnexp.plots.data import FigureOptions, load_model_results  # noqa: E402
-from attnexp.plots.render import MODEL_FIGURES  # noqa: E402
-from attnexp.plots.style import paper_style, save_figure  # noqa: E402
+from attnexp.report.jw.data import FigureOptions, load_model_results  # noqa: E402
+from attnexp.report.jw.render import MODEL_FIGURES  # noqa: E402
+from attnexp.report.style import paper_style, save_figure  # noqa: E402
 
 IMPORT_SECONDS = time.process_time() - start_imports
 

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from networkx.algorithms.flow import edmonds_karp, preflow_push
 
-from attnexp.flow import attention_flow, batch_flow, networkx_graph
-from attnexp.rollout import head_average, residual_augment, rollout_relevance
+from attnexp.analyses.az.flow import attention_flow, batch_flow, networkx_graph
+from attnexp.analyses.az.rollout import head_average, residual_augment, rollout_relevance
 
 
 def timed(fn, repeats: int) -> tuple[float, object]:

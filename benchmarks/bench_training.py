@@ -13,10 +13,10 @@ from pathlib import Path
 import torch
 import yaml
 
+from attnexp.data.preprocess import preprocess
 from attnexp.datasets import get_dataset
-from attnexp.preprocess import preprocess
-from attnexp.synthetic import generate
-from attnexp.train import TrainSettings, build_model, train
+from attnexp.datasets.generated.synthetic import generate
+from attnexp.models.train import TrainSettings, build_model, train
 
 REPO = Path(__file__).resolve().parents[1]
 RAW_FILES = {"sentiment": ["data.csv"], "nli": [f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")]}

@@ -6,9 +6,9 @@ PYTHONPATH=src python benchmarks/preprocess_datasets.py [/work/shared/data] [dat
 import sys
 import time
 
+from attnexp.data.preprocess import preprocess
 from attnexp.datasets import DATASETS
 from attnexp.datasets.acquire import missing_data
-from attnexp.preprocess import preprocess
 
 
 def main(raw_dir: str, names: list[str]) -> None:

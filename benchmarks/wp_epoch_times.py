@@ -12,13 +12,13 @@ import time
 import pandas as pd
 import torch
 
-from attnexp.analyze import AnalysisSettings, adversary_table
-from attnexp.consistent_adversary import AdversaryObjective, train_consistent_adversary
+from attnexp.analyses.jw.run import AnalysisSettings, adversary_table
+from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
+from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
+from attnexp.analyses.wp.runs import _model
+from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.donors import DonorTable, GuidedClassifier, donor_outputs
-from attnexp.preprocess import load_preprocessed, split_frame
-from attnexp.train import TrainSettings, train
-from attnexp.wp import _model
+from attnexp.models.train import TrainSettings, train
 
 
 def timed(function) -> float:

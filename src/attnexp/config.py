@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from .datasets import DATASETS
+from attnexp.datasets import DATASETS
 
 
 class ConfigError(ValueError):

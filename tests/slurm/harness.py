@@ -1,6 +1,6 @@
 """Run the workflow's tiny grid locally and on the single-node SLURM cluster of slurm-up.sh, and compare.
 
-Shared by tests/test_slurm.py and benchmarks/slurm_vs_local.py.
+Shared by tests/workflow/test_slurm.py and benchmarks/slurm_vs_local.py.
 """
 
 import contextlib

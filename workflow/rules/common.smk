@@ -295,7 +295,7 @@ def get_transformer_targets():
 
 
 # --- figures: tables, figures and the HTML report ---
-from attnexp.plots.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
+from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 
 FIGURES = config["figures"]
 # `report(` at the start of a line would parse as the global `report:` directive

@@ -18,7 +18,7 @@ rule train:
     resources:
         mem_mb=get_train_mem_mb,
         runtime=get_train_runtime,
-        gpu=0,  # attnexp.train runs on CPU; profiles/slurm shows how to request a GPU
+        gpu=0,  # attnexp.models.train runs on CPU; profiles/slurm shows how to request a GPU
     params:
         hyperparameters=get_hyperparameters,
         select_on=config["model_selection"]["split"],

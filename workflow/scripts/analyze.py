@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from attnexp.analyze import run_analyses
+from attnexp.analyses.jw.run import run_analyses
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

@@ -1,4 +1,4 @@
-from attnexp.agreement import write_agreement
+from attnexp.datasets.generated.agreement import write_agreement
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from attnexp.az import run_az_analysis
+from attnexp.analyses.az.run import run_az_analysis
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

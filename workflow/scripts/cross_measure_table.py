@@ -1,5 +1,5 @@
+from attnexp.report.tables import build_cross_measure
 from attnexp.runlog import log_to
-from attnexp.tables import build_cross_measure
 
 with log_to(snakemake.log[0]):
     build_cross_measure(

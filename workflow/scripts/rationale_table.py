@@ -1,5 +1,5 @@
+from attnexp.report.tables import build_rationale_table
 from attnexp.runlog import log_to
-from attnexp.tables import build_rationale_table
 
 with log_to(snakemake.log[0]):
     build_rationale_table(snakemake.input.recovery, snakemake.output, snakemake.params.bootstrap)

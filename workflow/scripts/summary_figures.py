@@ -1,5 +1,5 @@
-from attnexp.plots.data import FigureOptions
-from attnexp.plots.render import render_summary_figures
+from attnexp.report.jw.data import FigureOptions
+from attnexp.report.jw.render import render_summary_figures
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

@@ -1,5 +1,5 @@
+from attnexp.datasets.generated.synthetic import generate
 from attnexp.runlog import log_to
-from attnexp.synthetic import generate
 
 with log_to(snakemake.log[0]):
     family = snakemake.rule.removeprefix("synthesize_")

@@ -1,5 +1,5 @@
+from attnexp.report.tables import build_table2
 from attnexp.runlog import log_to
-from attnexp.tables import build_table2
 
 with log_to(snakemake.log[0]):
     build_table2(

@@ -1,7 +1,7 @@
 from pathlib import Path
 
+from attnexp.models.train import run_training
 from attnexp.runlog import log_to
-from attnexp.train import run_training
 
 with log_to(snakemake.log[0]):
     run_training(

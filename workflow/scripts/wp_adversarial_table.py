@@ -1,5 +1,5 @@
+from attnexp.analyses.wp.runs import adversarial_table
 from attnexp.runlog import log_to
-from attnexp.wp import adversarial_table
 
 with log_to(snakemake.log[0]):
     adversarial_table(

@@ -1,5 +1,5 @@
+from attnexp.analyses.wp.runs import run_adversary_variance
 from attnexp.runlog import log_to
-from attnexp.wp import run_adversary_variance
 
 with log_to(snakemake.log[0]):
     run_adversary_variance(

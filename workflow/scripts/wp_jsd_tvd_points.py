@@ -1,5 +1,5 @@
+from attnexp.analyses.wp.runs import jsd_tvd_points
 from attnexp.runlog import log_to
-from attnexp.wp import jsd_tvd_points
 
 with log_to(snakemake.log[0]):
     jsd_tvd_points(

@@ -1,7 +1,7 @@
 from pathlib import Path
 
+from attnexp.analyses.wp.runs import run_jw_adversary
 from attnexp.runlog import log_to
-from attnexp.wp import run_jw_adversary
 
 with log_to(snakemake.log[0]):
     run_jw_adversary(

@@ -1,5 +1,5 @@
+from attnexp.analyses.wp.runs import uniform_table
 from attnexp.runlog import log_to
-from attnexp.wp import uniform_table
 
 with log_to(snakemake.log[0]):
     uniform_table(

@@ -1,5 +1,5 @@
+from attnexp.report.wp import variance_figures
 from attnexp.runlog import log_to
-from attnexp.wp_figures import variance_figures
 
 with log_to(snakemake.log[0]):
     variance_figures(

@@ -1,5 +1,5 @@
 """The dataset registry: every dataset the pipeline knows, with its task, raw files and hyperparameters."""
 
-from .registry import DATASETS, DatasetSpec, get_dataset
+from attnexp.datasets.registry import DATASETS, DatasetSpec, get_dataset
 
 __all__ = ["DATASETS", "DatasetSpec", "get_dataset"]

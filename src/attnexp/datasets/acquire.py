@@ -14,7 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .registry import DatasetSpec
+from attnexp.datasets.registry import DatasetSpec
 
 
 class DataError(RuntimeError):

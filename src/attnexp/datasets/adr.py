@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .readers import read_jw_csv
+from attnexp.datasets.readers import read_jw_csv
 
 
 def read_adr(files: dict[str, Path]) -> pd.DataFrame:

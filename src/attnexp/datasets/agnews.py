@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from .tokenize import clean
+from attnexp.datasets.tokenize import clean
 
 CLASSES = {1: 0, 3: 1}  # World -> 0, Business -> 1
 

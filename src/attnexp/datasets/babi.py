@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .readers import read_babi_files
+from attnexp.datasets.readers import read_babi_files
 
 
 def read_babi(files: dict[str, Path]) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from .tokenize import keras_tokens
+from attnexp.datasets.tokenize import keras_tokens
 
 MAX_TOKENS = 400  # J&W keep reviews with n < 400 before splitting
 SPLIT_SEED = 1378

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from .tokenize import clean
+from attnexp.datasets.tokenize import clean
 
 
 def dotted_icd9(code: str) -> str:

@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.datasets._twenty_newsgroups import strip_newsgroup_footer, strip_newsgroup_header, strip_newsgroup_quoting
 from sklearn.model_selection import train_test_split
 
-from .tokenize import clean_newsgroups
+from attnexp.datasets.tokenize import clean_newsgroups
 
 GROUPS = {"rec.sport.baseball": 0, "rec.sport.hockey": 1}
 SPLIT_SEED = 13478

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..babi import parse_babi
+from attnexp.datasets.babi_format import parse_babi
 
 HF_TO_SORTED_SNLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 

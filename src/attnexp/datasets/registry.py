@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..synthetic import BABI_TASK_FILES
-from .adr import read_adr
-from .agnews import read_agnews, read_agnews_testonly
-from .babi import babi_entities, read_babi
-from .cnn import entity_classes, read_cnn
-from .imdb import read_imdb
-from .mimic import read_anemia, read_diabetes
-from .newsgroups import read_newsgroups
-from .readers import read_babi_files, read_jw_csv, read_snli_tsv
-from .snli import read_snli, read_snli_devtrain
-from .sst import read_sst
+from attnexp.datasets.adr import read_adr
+from attnexp.datasets.agnews import read_agnews, read_agnews_testonly
+from attnexp.datasets.babi import babi_entities, read_babi
+from attnexp.datasets.cnn import entity_classes, read_cnn
+from attnexp.datasets.generated.synthetic import BABI_TASK_FILES
+from attnexp.datasets.imdb import read_imdb
+from attnexp.datasets.mimic import read_anemia, read_diabetes
+from attnexp.datasets.newsgroups import read_newsgroups
+from attnexp.datasets.readers import read_babi_files, read_jw_csv, read_snli_tsv
+from attnexp.datasets.snli import read_snli, read_snli_devtrain
+from attnexp.datasets.sst import read_sst
 
 TASKS = ("bc", "qa", "nli")
 Files = dict[str, Path]

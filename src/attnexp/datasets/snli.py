@@ -6,8 +6,8 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from .readers import read_snli_tsv
-from .tokenize import clean
+from attnexp.datasets.readers import read_snli_tsv
+from attnexp.datasets.tokenize import clean
 
 
 def read_snli_jsonl(paths: dict[str, Path]) -> pd.DataFrame:

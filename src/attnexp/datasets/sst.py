@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .tokenize import clean_sst
+from attnexp.datasets.tokenize import clean_sst
 
 _LEAF = re.compile(r"\(\d+ ([^()]+)\)")
 _ROOT = re.compile(r"^\((\d) ")

@@ -1,4 +1,4 @@
-"""Failure injection for tests/test_slurm.py, loaded by Python at start-up when this directory is on PYTHONPATH.
+"""Failure injection for tests/workflow/test_slurm.py, loaded by Python at start-up when this directory is on PYTHONPATH.
 
 Inside a SLURM job (SLURM_JOB_ID set) whose command line names rule $ATTNEXP_FAIL_ONCE_RULE, the first process
 to create $ATTNEXP_FAIL_ONCE_MARKER exits with status 1: that job fails once, its resubmission runs normally.

@@ -1,0 +1,58 @@
+"""Token importance for A&Z §4: blank-out and input gradients of the gold-class score, batched.
+
+Positions are all n input positions of the Transformer ([CLS] = position 0 and the closing marker
+included); padding gets 0. s(x) is the predicted probability of the gold class (DEFAULT) or, as the
+authors' SST script does (quirk `logit_label`), the logit of the last class.
+"""
+
+from dataclasses import replace
+
+import torch
+
+from attnexp.data.batching import Batch
+from attnexp.data.preprocess import UNK
+
+SCORES = ("prob_gold", "logit_label")
+
+
+def gold_score(model, logits: torch.Tensor, labels: torch.Tensor, score: str = "prob_gold") -> torch.Tensor:
+    """s(x) per example [B] from logits ([B] for BC, [B, C] otherwise)."""
+    if score == "prob_gold":
+        return model.distribution(logits).gather(-1, labels[:, None]).squeeze(-1)
+    if score == "logit_label":
+        return logits if logits.dim() == 1 else logits[:, -1]
+    raise ValueError(f"unknown importance score {score!r}; choose one of {SCORES}")
+
+
+@torch.no_grad()
+def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK, memory_budget_mb: float = 256.0) -> torch.Tensor:
+    """b_j = |s(x) - s(x with token j replaced by `blank`)| for every position: [B, L], 0 on padding.
+
+    The L variants of every example run batched, in chunks whose attention maps fit `memory_budget_mb`;
+    the sequence length never changes.
+    """
+    size, width = batch.tokens.shape
+    base = gold_score(model, model(batch).logits, batch.labels, score)
+    variants = batch.select(torch.arange(batch.size).repeat_interleave(width))
+    eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
+    variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
+    config = model.config
+    per_row = 4 * width * (width * config.n_layers * config.n_heads + 16 * config.width)
+    chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
+    blanked = torch.cat(
+        [
+            gold_score(model, model(part).logits, part.labels, score)
+            for part in (variants.select(slice(start, start + chunk)) for start in range(0, size * width, chunk))
+        ]
+    ).view(size, width)
+    return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
+
+
+def input_gradients(model, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
+    """(|sum_d ds/de_jd|, |sum_d e_jd ds/de_jd|) per position [B, L], e = token + position embedding."""
+    embedded = model.embed(batch.tokens).detach().requires_grad_(True)
+    encoded = model.encode(batch, embedded)
+    logits = model.decode(encoded, model.attend(encoded, batch), batch)
+    (grad,) = torch.autograd.grad(gold_score(model, logits, batch.labels, score).sum(), embedded)
+    mask = batch.padding_mask
+    return (grad.sum(-1).abs() * mask).detach(), ((grad * embedded).sum(-1).abs() * mask).detach()

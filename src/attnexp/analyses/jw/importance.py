@@ -1,0 +1,112 @@
+"""Token importance (J&W §6.1-6.2): gradient x input, leave-one-out, and integrated gradients (Captum).
+
+Each function maps (model, batch) to scores [B, L] that are exactly 0 off the real tokens, so every
+instance's scores are `scores[i, 1 : length_i + 1]`. All are batched: one backward pass for the
+gradient, all deletions of a batch as one tensor (chunked to a memory budget) for leave-one-out.
+"""
+
+from dataclasses import replace
+
+import torch
+from captum.attr import IntegratedGradients
+
+from attnexp.analyses.divergences import tvd
+from attnexp.data.batching import Batch
+from attnexp.models.classifier import AttentionClassifier
+
+
+def explained_probability(model: AttentionClassifier, logits: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
+    """The scalar the importances explain: BC p(positive); QA/NLI the probability of `target` (default: predicted)."""
+    distribution = model.distribution(logits)
+    if model.is_binary:
+        return distribution[..., 1]
+    target = model.predict(logits) if target is None else target
+    return distribution.gather(-1, target[..., None]).squeeze(-1)
+
+
+def gradient_importance(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+    """|<d y / d e_t, e_t>| with the attention detached, so gradients flow only through the hidden states."""
+    embedded = model.embed(batch.tokens).detach().requires_grad_(True)
+    with torch.enable_grad():
+        encoded = model.encode(batch, embedded)
+        attention = model.attend(encoded, batch).detach()
+        scalar = explained_probability(model, model.decode(encoded, attention, batch))
+        (gradient,) = torch.autograd.grad(scalar.sum(), embedded)
+    return ((gradient * embedded).sum(-1).abs() * batch.real_mask).detach()
+
+
+def deletion_batch(batch: Batch) -> tuple[Batch, torch.Tensor, torch.Tensor]:
+    """Every single-token deletion of every instance as one batch.
+
+    Returns the deletions (width L-1, each row one instance with one real token removed), and for each
+    row the index of its instance and the position it deleted.
+    """
+    real = batch.real_mask
+    instance, position = real.nonzero(as_tuple=True)
+    width = batch.tokens.shape[1] - 1
+    columns = torch.arange(width, device=batch.tokens.device)
+    source = columns[None, :] + (columns[None, :] >= position[:, None]).long()
+    repeated = batch.select(instance)
+    lengths = repeated.lengths - 1
+    tokens = repeated.tokens.gather(1, source).masked_fill(columns[None, :] >= lengths[:, None], 0)
+    deleted = replace(repeated, tokens=tokens, lengths=lengths)
+    return deleted, instance, position
+
+
+def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
+    """Rows start..stop of a batch, trimmed to their own longest sequence."""
+    part = batch.select(slice(start, stop))
+    return replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
+
+
+def rows_per_chunk(model: AttentionClassifier, width: int, memory_budget_mb: float) -> int:
+    """How many sequences of `width` tokens fit the budget (float32 activations, embedding + ~8 hidden widths)."""
+    per_row = 4 * width * (model.config.embedding_dim + 8 * model.encoder.output_size)
+    return max(1, int(memory_budget_mb * 2**20 // per_row))
+
+
+@torch.no_grad()
+def leave_one_out(model: AttentionClassifier, batch: Batch, memory_budget_mb: float = 256.0) -> torch.Tensor:
+    """Output change (TVD; BC |dp|) when each real token is deleted and the model re-run on the rest."""
+    original = model.distribution(model(batch).logits)
+    deleted, instance, position = deletion_batch(batch)
+    chunk = rows_per_chunk(model, deleted.tokens.shape[1], memory_budget_mb)
+    changes = []
+    for start in range(0, deleted.size, chunk):
+        part = slice_batch(deleted, start, start + chunk)
+        changes.append(tvd(model.distribution(model(part).logits), original[instance[start : start + chunk]]))
+    scores = torch.zeros(batch.tokens.shape, dtype=original.dtype)
+    if changes:
+        scores[instance, position] = torch.cat(changes)
+    return scores
+
+
+def integrated_gradients(
+    model: AttentionClassifier, batch: Batch, steps: int = 32, internal_batch_size: int | None = None
+) -> torch.Tensor:
+    """|sum_d IG_t,d| over the embeddings (Captum), baseline = zero embedding on the real tokens.
+
+    The whole model (attention included) is differentiated; [SOS], [EOS] and PAD stay fixed, so the
+    attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient.
+    """
+    with torch.no_grad():
+        target = 1 if model.is_binary else model.predict(model(batch).logits)
+    embedded = model.embed(batch.tokens).detach()
+    baseline = embedded * ~batch.real_mask[..., None]
+
+    def forward(inputs: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor, *question: torch.Tensor) -> torch.Tensor:
+        expanded = Batch(tokens, lengths, torch.zeros_like(lengths), [], *question)
+        encoded = model.encode(expanded, inputs)
+        return model.distribution(model.decode(encoded, model.attend(encoded, expanded), expanded))
+
+    extra = (batch.tokens, batch.lengths) + ((batch.question, batch.question_lengths) if batch.question is not None else ())
+    with torch.enable_grad():
+        attributions = IntegratedGradients(forward).attribute(
+            embedded,
+            baselines=baseline,
+            target=target,
+            additional_forward_args=extra,
+            n_steps=steps,
+            internal_batch_size=internal_batch_size,
+        )
+    return (attributions.sum(-1).abs() * batch.real_mask).detach()

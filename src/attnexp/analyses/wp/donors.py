@@ -1,0 +1,128 @@
+"""Per-instance outputs of a trained model (W&P §2 "saved donor outputs") and attention frozen to them.
+
+A donor run stores p = P(class 1) and its attention over real tokens for every train and test instance,
+keyed by `instance_id`. Later runs read them back as targets (the consistent adversary, W&P §4) or as frozen
+guide weights (the diagnostic MLP, W&P §3.3). Guides are matched by id, never by file position, unless the
+authors' order-based `strip_zeros` alignment is asked for.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import torch
+
+from attnexp.data.batching import Batch, sequential_batches
+from attnexp.models.classifier import AttentionClassifier, Encoded
+
+ALIGNMENTS = ("instance_id", "strip_zeros")
+
+
+@torch.no_grad()
+def donor_outputs(model: AttentionClassifier, rows: pd.DataFrame, batch_size: int = 128) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(predictions: instance_id, p, pred_class; attention: instance_id, attention over real tokens), in row order."""
+    model.eval()
+    ids, probabilities, predicted, weights = [], [], [], []
+    for batch in sequential_batches(rows, batch_size):
+        output = model(batch)
+        ids += batch.instance_ids
+        probabilities.append(model.distribution(output.logits)[:, 1])
+        predicted.append(model.predict(output.logits))
+        weights += real_token_rows(output.attention, batch)
+    p = torch.cat(probabilities).numpy() if probabilities else np.zeros(0)
+    pred = torch.cat(predicted).numpy() if predicted else np.zeros(0, dtype=int)
+    predictions = pd.DataFrame({"instance_id": ids, "p": p.astype(float), "pred_class": pred.astype(int)})
+    attention = pd.DataFrame({"instance_id": ids, "attention": [w.tolist() for w in weights]})
+    return predictions, attention
+
+
+def real_token_rows(attention: torch.Tensor, batch: Batch) -> list[np.ndarray]:
+    """Split a padded [B, L] attention into one array per instance over its real tokens."""
+    sizes = (batch.lengths - 2).tolist()
+    return [t.numpy().astype(float) for t in torch.split(attention[batch.real_mask], sizes)]
+
+
+class DonorTable:
+    """A donor's p and attention per instance id, served as batch tensors aligned to `batch.instance_ids`."""
+
+    def __init__(self, attention: dict[str, np.ndarray], p: dict[str, float] | None = None, name: str = "donor"):
+        self.attention = attention
+        self.p = p or {}
+        self.name = name
+
+    @classmethod
+    def from_frames(cls, attention: pd.DataFrame, predictions: pd.DataFrame | None = None, name: str = "donor") -> "DonorTable":
+        weights = {
+            i: np.asarray(a, dtype=np.float32) for i, a in zip(attention["instance_id"], attention["attention"], strict=True)
+        }
+        p = None if predictions is None else dict(zip(predictions["instance_id"], predictions["p"].astype(float), strict=True))
+        return cls(weights, p, name)
+
+    def _missing(self, ids: list[str], table: dict) -> None:
+        missing = [i for i in ids if i not in table]
+        if missing:
+            raise KeyError(
+                f"{self.name} has no stored output for {len(missing)} instance(s), e.g. {missing[:3]}; "
+                "re-run the donor on the same preprocessed data (guides are matched by instance_id)"
+            )
+
+    def attention_for(self, batch: Batch) -> torch.Tensor:
+        """Donor attention as [B, L]: its weights on the real tokens, exactly 0 elsewhere."""
+        self._missing(batch.instance_ids, self.attention)
+        rows = [self.attention[i] for i in batch.instance_ids]
+        expected = (batch.lengths - 2).tolist()
+        wrong = [(i, len(r), n) for i, r, n in zip(batch.instance_ids, rows, expected, strict=True) if len(r) != n]
+        if wrong:
+            raise ValueError(
+                f"{self.name}: guide length differs from the instance's real tokens for {len(wrong)} "
+                f"instance(s), e.g. (id, guide, tokens) = {wrong[:3]}; donor and recipient must share preprocessing"
+            )
+        out = torch.zeros(batch.tokens.shape, dtype=torch.float32)
+        if rows:
+            out[batch.real_mask] = torch.from_numpy(np.concatenate(rows).astype(np.float32))
+        return out
+
+    def p_for(self, batch: Batch) -> torch.Tensor:
+        """Donor P(class 1) per instance, [B]."""
+        self._missing(batch.instance_ids, self.p)
+        return torch.tensor([self.p[i] for i in batch.instance_ids], dtype=torch.float32)
+
+
+def strip_zeros_alignment(attention: pd.DataFrame, recipient_ids: list[str]) -> dict[str, np.ndarray]:
+    """quirk `wp.preloaded_alignment: strip_zeros`: the authors pad each stored row ([SOS] 0, weights, [EOS] 0,
+    PAD 0s), recover the weights as the non-zero entries and pair rows with instances by position only."""
+    if len(attention) != len(recipient_ids):
+        raise ValueError(f"strip_zeros alignment: donor file has {len(attention)} rows, recipient split {len(recipient_ids)}")
+    width = max((len(a) for a in attention["attention"]), default=0) + 2
+    padded = np.zeros((len(attention), width))
+    for row, weights in enumerate(attention["attention"]):
+        padded[row, 1 : 1 + len(weights)] = weights
+    return {i: row[row != 0] for i, row in zip(recipient_ids, padded, strict=True)}
+
+
+def load_donor(
+    attention: pd.DataFrame,
+    predictions: pd.DataFrame | None = None,
+    alignment: str = "instance_id",
+    recipient_ids: list[str] | None = None,
+    name: str = "donor",
+) -> DonorTable:
+    """A DonorTable keyed by instance id (DEFAULT) or by the order-based strip_zeros quirk."""
+    if alignment == "instance_id":
+        return DonorTable.from_frames(attention, predictions, name)
+    if alignment == "strip_zeros":
+        weights = strip_zeros_alignment(attention, recipient_ids)
+        p = None if predictions is None else dict(zip(recipient_ids, predictions["p"].astype(float), strict=True))
+        return DonorTable(weights, p, name)
+    raise ValueError(f"unknown guide alignment {alignment!r}; choose one of {ALIGNMENTS}")
+
+
+class GuidedClassifier(AttentionClassifier):
+    """A classifier whose attention is frozen to guide weights per instance (W&P §3.3): no attention parameters."""
+
+    def __init__(self, config, guides: DonorTable):
+        super().__init__(replace(config, attention="uniform"))
+        self.guides = guides
+
+    def attend(self, encoded: Encoded, batch: Batch) -> torch.Tensor:
+        return self.guides.attention_for(batch).to(encoded.hidden.device)

@@ -1,0 +1,211 @@
+"""One preprocessed format for every dataset (J&W §3.2-3.4), written once and read by everything downstream.
+
+`instances.parquet`: instance_id, split, tokens ([SOS] ids [EOS]), label (class index), question
+(ids, QA/NLI), rationale (planted cue positions in `tokens`), length (real tokens).
+`meta.json`: vocabulary, classes, task, split sizes and the options that produced them.
+"""
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from attnexp.datasets import DatasetSpec
+from attnexp.datasets.acquire import resolve_files, verify_files
+from attnexp.io import read_json, write_json, write_parquet
+
+PAD, UNK, SOS, EOS = 0, 1, 2, 3
+SPECIALS = ("<0>", "<UNK>", "<SOS>", "<EOS>")
+SPLITS = ("train", "dev", "test")
+
+
+def carve_split(index: list, fraction: float, seed: int, stratify=None) -> tuple[list, list]:
+    """scikit-learn `train_test_split` semantics: ceil(fraction * n) held out, RandomState(seed) shuffle."""
+    if not index:
+        return [], []
+    kept, held = train_test_split(index, test_size=fraction, random_state=seed, shuffle=True, stratify=stratify)
+    return list(kept), list(held)
+
+
+def build_vocabulary(documents: list[list[str]], min_df: int) -> list[str]:
+    """Words with document frequency >= min_df, most frequent first (ties by first appearance)."""
+    df = Counter()
+    for doc in documents:
+        df.update(set(doc))
+    order = {w: i for i, w in enumerate(dict.fromkeys(w for doc in documents for w in doc))}
+    words = [w for w, c in df.items() if c >= min_df and w not in SPECIALS]
+    words.sort(key=lambda w: (-df[w], order[w]))
+    return list(SPECIALS) + words
+
+
+def encode(tokens: list[str], index: dict[str, int], add_markers: bool = True) -> list[int]:
+    ids = [index.get(t, UNK) for t in tokens]
+    return [SOS, *ids, EOS] if add_markers else ids
+
+
+def length_filter(lengths: pd.Series, bounds: tuple[int | None, int | None], implicit_extremes: bool) -> pd.Series:
+    """Exclusive bounds on the number of real tokens; the quirk drops the split's own extremes."""
+    low, high = bounds
+    if implicit_extremes:
+        low = lengths.min() if low is None else low
+        high = lengths.max() if high is None else high
+    keep = pd.Series(True, index=lengths.index)
+    if low is not None:
+        keep &= lengths > low
+    if high is not None:
+        keep &= lengths < high
+    return keep
+
+
+def preprocess(
+    spec: DatasetSpec,
+    raw_dir: str | Path | None,
+    vocab_fit_on: str = "train",
+    implicit_extremes: bool = False,
+    user_files: dict | None = None,
+) -> tuple[pd.DataFrame, dict]:
+    """Read the raw files of `spec` and return (instances, meta) in the shared format.
+
+    Files listed in `raw_dir/SHA256SUMS` are verified first, so a corrupt file fails before anything is written.
+    """
+    files = resolve_files(spec, raw_dir, user_files)
+    verified = verify_files(files, raw_dir)
+    frame = spec.read(files).reset_index(drop=True)
+    frame = frame[frame["text"].str.split().str.len() > 0].reset_index(drop=True)
+    if "dev" not in set(frame["split"]):
+        if not spec.dev_fraction:
+            raise ValueError(f"{spec.name}: the raw data has no dev split and no dev_fraction is set")
+        train_index = frame.index[frame["split"] == "train"].tolist()
+        _, dev_index = carve_split(train_index, spec.dev_fraction, spec.split_seed)
+        frame.loc[dev_index, "split"] = "dev"
+    unknown = set(frame["split"]) - set(SPLITS)
+    if unknown:
+        raise ValueError(f"{spec.name}: unknown split name(s) {sorted(unknown)}; expected {SPLITS}")
+
+    has_question = "question" in frame
+    fit = frame if vocab_fit_on == "all_splits" else frame[frame["split"] == "train"]
+    documents = [t.split() for t in fit["text"]]
+    if has_question:
+        documents += [q.split() for q in fit["question"]]
+    vocab = build_vocabulary(documents, spec.min_df)
+    if spec.classes:
+        classes = list(spec.classes)
+    elif spec.derive_classes:
+        classes = list(spec.derive_classes(files, frame))
+    else:
+        classes = sorted({str(v) for v in frame["label"]})
+    if spec.vocab_add_labels:
+        vocab += [c for c in classes if c not in set(vocab)]
+    index = {w: i for i, w in enumerate(vocab)}
+
+    class_index = {c: i for i, c in enumerate(classes)}
+    labels = frame["label"].astype(str).map(class_index)
+    if labels.isna().any():
+        bad = sorted(set(frame["label"].astype(str)) - set(classes))
+        raise ValueError(f"{spec.name}: label(s) {bad[:5]} are not among the classes {classes}")
+
+    out = pd.DataFrame(
+        {
+            "instance_id": [f"{spec.name}/{k}" for k in frame["key"]],
+            "split": frame["split"],
+            "tokens": [encode(t.split(), index) for t in frame["text"]],
+            "label": labels.astype(np.int64),
+        }
+    )
+    out["length"] = out["tokens"].map(len) - 2
+    if has_question:
+        out["question"] = [encode(q.split(), index) for q in frame["question"]]
+    if "candidates" in frame:
+        out["candidates"] = frame["candidates"].map(lambda allowed: [c in set(allowed) for c in classes])
+    out["rationale"] = (
+        frame["rationale"].map(lambda r: [p + 1 for p in r]) if "rationale" in frame else [[] for _ in range(len(out))]
+    )
+
+    before_filter = {s: int((out["split"] == s).sum()) for s in SPLITS}
+    if spec.task == "bc":
+        keep = pd.concat(
+            [length_filter(part["length"], spec.length_bounds, implicit_extremes) for _, part in out.groupby("split")]
+        )
+        out = out[keep.reindex(out.index)]
+    parts = [out[out["split"] == "train"]]
+    parts += [out[out["split"] == s].sort_values("length", kind="stable") for s in ("dev", "test")]
+    out = pd.concat(parts, ignore_index=True)
+    if out["instance_id"].duplicated().any():
+        raise ValueError(f"{spec.name}: instance ids are not unique")
+
+    meta = {
+        "dataset": spec.name,
+        "task": spec.task,
+        "classes": classes,
+        "vocab": vocab,
+        "sizes": {s: int((out["split"] == s).sum()) for s in SPLITS},
+        "sizes_before_filter": before_filter,
+        "class_counts": {s: out.loc[out["split"] == s, "label"].value_counts().sort_index().to_dict() for s in SPLITS},
+        "mean_length": float(out["length"].mean()),
+        "comparable": spec.comparable,
+        "note": spec.note if not spec.comparable else "",
+        "raw_files": {role: str(path) for role, path in files.items()},
+        "verified_sha256": verified,
+        "embeddings": "random",
+        "options": {
+            "vocab_fit_on": vocab_fit_on,
+            "implicit_extremes": implicit_extremes,
+            "min_df": spec.min_df,
+            "length_bounds": list(spec.length_bounds),
+            "split_seed": spec.split_seed,
+        },
+    }
+    return out, meta
+
+
+def write_preprocessed(instances: pd.DataFrame, meta: dict, instances_path: str | Path, meta_path: str | Path) -> None:
+    write_parquet(instances_path, instances)
+    write_json(meta_path, meta)
+
+
+def load_preprocessed(directory: str | Path) -> tuple[pd.DataFrame, dict]:
+    directory = Path(directory)
+    return pd.read_parquet(directory / "instances.parquet"), read_json(directory / "meta.json")
+
+
+def split_frame(instances: pd.DataFrame, split: str) -> pd.DataFrame:
+    return instances[instances["split"] == split].reset_index(drop=True)
+
+
+def positive_class_weight(labels: np.ndarray) -> float:
+    """J&W's pos_weight = N / sum(y) - 1 over the (filtered) training labels."""
+    positives = float(np.sum(labels))
+    return len(labels) / positives - 1.0 if positives else 1.0
+
+
+__all__ = ["PAD", "UNK", "SOS", "EOS", "preprocess", "load_preprocessed", "split_frame", "math"]
+
+
+def run_preprocess(
+    dataset: str,
+    raw_dir: str | Path | None,
+    instances_path: str | Path,
+    meta_path: str | Path,
+    options: dict,
+    user_files: dict | None = None,
+) -> dict:
+    """Preprocess one dataset from its raw directory (or user-named files) and write the shared format."""
+    import time
+
+    from attnexp.datasets import get_dataset
+
+    start = time.perf_counter()
+    spec = get_dataset(dataset)
+    instances, meta = preprocess(
+        spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False), user_files
+    )
+    meta["seconds"] = round(time.perf_counter() - start, 2)
+    write_preprocessed(instances, meta, instances_path, meta_path)
+    print(
+        f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
+        f"mean length {meta['mean_length']:.1f}"
+    )
+    return meta

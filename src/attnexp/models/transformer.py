@@ -1,0 +1,211 @@
+"""A GPT-2-style Transformer encoder classifier (A&Z §2.1) with the AttentionClassifier interface.
+
+Pre-LayerNorm blocks without a causal mask, learned positions, a final LayerNorm and a classifier on
+the [CLS] position (our [SOS] at position 0). Every layer's per-head attention is exposed by
+`attention_maps`. So that the J&W analyses can swap the model's attention exactly, the last layer's
+[CLS] query uses one distribution over real tokens, the average of its heads: the classifier then
+depends on the last layer's attention only through that [B, L] vector (`attend`), and `decode`
+recomputes the [CLS] output for any other attention, like `AttentionClassifier.decode`.
+"""
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import torch
+from torch import nn
+
+from attnexp.data.batching import Batch
+from attnexp.models.attention import masked_softmax
+from attnexp.models.classifier import AttentionClassifier, Encoded, Output, output_logits
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    vocab_size: int
+    n_classes: int
+    task: str  # "bc", "qa" or "nli"
+    encoder: str = "transformer"
+    attention: str = "self"
+    n_layers: int = 6
+    n_heads: int = 8
+    width: int = 128
+    dropout: float = 0.1
+    max_length: int = 512
+
+    @property
+    def embedding_dim(self) -> int:
+        """The J&W analyses size their chunks from this (AttentionClassifier's config field)."""
+        return self.width
+
+
+@dataclass
+class TransformerEncoded(Encoded):
+    """`hidden` holds the last layer's per-token values (already through the output projection)."""
+
+    cls_input: torch.Tensor | None = None  # [B, D] residual stream at [CLS] entering the last layer
+    cls_scores: torch.Tensor | None = None  # [B, heads, L] the last layer's [CLS] attention logits
+    maps: torch.Tensor | None = None  # [B, layers, heads, L, L] attention of every layer
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, width: int, n_heads: int, dropout: float):
+        super().__init__()
+        if width % n_heads:
+            raise ValueError(f"width {width} is not divisible by n_heads {n_heads}; change az.model")
+        self.n_heads = n_heads
+        self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)
+        self.dropout = nn.Dropout(dropout)
+
+    def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Queries, keys and values [B, heads, L, D/heads]."""
+        b, length, width = x.shape
+        split = self.qkv(x).view(b, length, 3, self.n_heads, width // self.n_heads)
+        q, k, v = split.permute(2, 0, 3, 1, 4)
+        return q, k, v
+
+    def forward(self, x: torch.Tensor, key_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        q, k, v = self.heads(x)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+        weights = torch.softmax(scores.masked_fill(~key_mask[:, None, None, :], float("-inf")), dim=-1)
+        out = (self.dropout(weights) @ v).transpose(1, 2).reshape(x.shape)
+        return self.proj(out), weights
+
+
+class Block(nn.Module):
+    def __init__(self, width: int, n_heads: int, dropout: float):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(width)
+        self.attn = SelfAttention(width, n_heads, dropout)
+        self.ln2 = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width), nn.Dropout(dropout))
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, key_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out, weights = self.attn(self.ln1(x), key_mask)
+        x = x + self.dropout(out)
+        return x + self.mlp(self.ln2(x)), weights
+
+
+class TransformerClassifier(nn.Module):
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.config = config
+        d = config.width
+        self.embedding = nn.Embedding(config.vocab_size, d, padding_idx=0)
+        self.position = nn.Embedding(config.max_length, d)
+        self.dropout = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(d, config.n_heads, config.dropout) for _ in range(config.n_layers))
+        self.ln_f = nn.LayerNorm(d)
+        if self.is_binary:
+            self.output = nn.Linear(d, 1)
+        else:
+            self.question_embedding = nn.Embedding(config.vocab_size, d, padding_idx=0)
+            self.question_projection = nn.Linear(d, d)
+            self.context_projection = nn.Linear(d, d // 2)
+            self.query_projection = nn.Linear(d, d // 2)
+            self.output = nn.Linear(d // 2, config.n_classes)
+        self.apply(self._init_weights)
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, nn.Linear | nn.Embedding):
+            nn.init.normal_(module.weight, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    @property
+    def is_binary(self) -> bool:
+        return self.config.task == "bc"
+
+    @property
+    def encoder(self) -> SimpleNamespace:
+        """`output_size`, as AttentionClassifier.encoder has: the J&W analyses size their chunks from it."""
+        return SimpleNamespace(output_size=self.config.width)
+
+    distribution = AttentionClassifier.distribution
+    predict = AttentionClassifier.predict
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Input of the first block: token + position embeddings (A&Z's e_j)."""
+        if tokens.shape[1] > self.config.max_length:
+            raise ValueError(f"sequence length {tokens.shape[1]} exceeds az.model.max_length {self.config.max_length}")
+        return self.embedding(tokens) + self.position(torch.arange(tokens.shape[1], device=tokens.device))
+
+    def _question(self, batch: Batch) -> torch.Tensor | None:
+        if self.is_binary:
+            return None
+        mask = (batch.question != 0)[..., None]
+        bag = (self.question_embedding(batch.question) * mask).sum(1) / mask.sum(1).clamp(min=1)
+        return torch.tanh(self.question_projection(bag))
+
+    def encode(self, batch: Batch, embedded: torch.Tensor | None = None) -> TransformerEncoded:
+        """Run all blocks but the [CLS] row of the last; `embedded` replaces `embed` (for gradients)."""
+        x = self.embed(batch.tokens) if embedded is None else embedded
+        question = self._question(batch)
+        if question is not None:
+            x = torch.cat([x[:, :1] + question[:, None], x[:, 1:]], dim=1)
+        x = self.dropout(x)
+        key_mask = batch.padding_mask
+        maps = []
+        for block in self.blocks[:-1]:
+            x, weights = block(x, key_mask)
+            maps.append(weights)
+        last = self.blocks[-1]
+        q, k, v = last.attn.heads(last.ln1(x))
+        scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+        full = torch.softmax(scores.masked_fill(~key_mask[:, None, None, :], float("-inf")), dim=-1)
+        values = v.transpose(1, 2).reshape(x.shape) @ last.attn.proj.weight.T
+        encoded = TransformerEncoded(values, question, cls_input=x[:, 0], cls_scores=scores[:, :, 0])
+        cls_row = self.attend(encoded, batch)[:, None, :].expand(-1, full.shape[1], -1)
+        maps.append(torch.cat([cls_row[:, :, None], full[:, :, 1:]], dim=2))
+        encoded.maps = torch.stack(maps, dim=1)
+        return encoded
+
+    def attend(self, encoded: TransformerEncoded, batch: Batch) -> torch.Tensor:
+        """The last layer's [CLS] attention over real tokens, averaged over heads: [B, L]."""
+        mask = batch.real_mask[:, None, :]
+        return masked_softmax(encoded.cls_scores, mask).mean(dim=1)
+
+    def decode(self, encoded: TransformerEncoded, attention: torch.Tensor, batch: Batch | None = None) -> torch.Tensor:
+        """Logits from the [CLS] output of the last block for attention [B, L] (or [B, K, L])."""
+        last = self.blocks[-1]
+        if attention.dim() == 2:
+            context, cls = torch.einsum("bl,bld->bd", attention, encoded.hidden), encoded.cls_input
+        else:
+            context, cls = torch.einsum("bkl,bld->bkd", attention, encoded.hidden), encoded.cls_input[:, None, :]
+        y = cls + last.dropout(context + last.attn.proj.bias)
+        z = self.ln_f(y + last.mlp(last.ln2(y)))
+        return output_logits(self, z, encoded.question, batch, several=attention.dim() == 3)
+
+    def forward(self, batch: Batch) -> Output:
+        encoded = self.encode(batch)
+        attention = self.attend(encoded, batch)
+        return Output(self.decode(encoded, attention, batch), attention, encoded)
+
+    def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""
+        return self.encode(batch, embedded).maps
+
+    def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
+        decoder_modules = [self.output] + ([self.context_projection, self.query_projection] if not self.is_binary else [])
+        decoder = [p for m in decoder_modules for p in m.parameters()]
+        ids = {id(p) for p in decoder}
+        return {"encoder": [p for p in self.parameters() if id(p) not in ids], "attention": [], "decoder": decoder}
+
+
+def build_transformer(
+    meta: dict, n_layers: int = 6, n_heads: int = 8, width: int = 128, dropout: float = 0.1, max_length: int = 512
+) -> TransformerClassifier:
+    config = TransformerConfig(
+        vocab_size=len(meta["vocab"]),
+        n_classes=len(meta["classes"]),
+        task=meta["task"],
+        n_layers=n_layers,
+        n_heads=n_heads,
+        width=width,
+        dropout=dropout,
+        max_length=max_length,
+    )
+    return TransformerClassifier(config)

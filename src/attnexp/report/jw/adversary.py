@@ -1,0 +1,152 @@
+"""Adversarial attention figures per model (J&W §6.5, §7): ε-max JSD histograms, against max attention, examples."""
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib import colormaps
+from matplotlib import pyplot as plt
+from matplotlib.figure import Figure
+
+from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
+from attnexp.report.jw.kendall import _require
+from attnexp.report.jw.permutation import binned_violins
+from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
+
+JSD_BINS = np.linspace(0, 0.7, 41)
+JSD_LABEL = "Max JS Divergence within ε"
+EXAMPLE_FONT = 6.0  # points
+MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
+EXAMPLE_LINE_INCHES = 0.125
+
+
+def output_change(original, adversarial) -> float:
+    """Δŷ between two output distributions: total variation distance (= |Δp| for binary classification)."""
+    return 0.5 * float(np.abs(np.asarray(adversarial, dtype=float) - np.asarray(original, dtype=float)).sum())
+
+
+def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure:
+    """ε-max JSD per predicted class, 40 bins on [0, 0.7], as proportions of the class."""
+    adversary = _require(results, "adversary")
+    frame = pd.DataFrame({"jsd": adversary["emax_jsd"].to_numpy(dtype=float), "class": results.hue(adversary)})
+    fig, ax = new_figure(options.width)
+    sns.histplot(
+        frame,
+        x="jsd",
+        hue="class",
+        bins=JSD_BINS,
+        stat="proportion",
+        common_norm=False,
+        alpha=0.6,
+        edgecolor="black",
+        linewidth=0.4,
+        palette=hue_palette(results.classes, options.palette),
+        hue_order=list(hue_palette(results.classes, options.palette)),
+        ax=ax,
+    )
+    place_legend(ax)
+    ax.set_xlim(0, 0.7)
+    ax.set_xlabel(JSD_LABEL)
+    ax.set_ylabel("Proportion of instances")
+    set_title(fig, results.title)
+    return fig
+
+
+def adversary_violin(results: ModelResults, options: FigureOptions) -> Figure:
+    """Violins of ε-max JSD per max-attention bin and predicted class (the authors' `eMaxJDS_Scatter`)."""
+    adversary = _require(results, "adversary")
+    frame = pd.DataFrame(
+        {
+            "jsd": adversary["emax_jsd"].to_numpy(dtype=float),
+            "bin": max_attention_bin(adversary["max_attention"]),
+            "class": results.hue(adversary),
+        }
+    )
+    fig, ax = new_figure(options.width)
+    binned_violins(ax, frame, "jsd", hue_palette(results.classes, options.palette))
+    ax.set_xlim(-0.05, 0.7)
+    ax.set_xlabel(JSD_LABEL)
+    ax.set_ylabel("Max attention")
+    set_title(fig, results.title)
+    return fig
+
+
+def pick_examples(adversary: pd.DataFrame, n: int, max_tokens: int) -> pd.DataFrame:
+    """The `n` instances with the largest ε-max JSD among those short enough to print (ties: earlier rows)."""
+    short = adversary[adversary["length"] <= max_tokens]
+    pool = short if len(short) >= n else adversary.sort_values("length", kind="stable").head(max(n, 1))
+    return pool.sort_values("emax_jsd", ascending=False, kind="stable").head(n)
+
+
+def _layout(words: list[str], chars_per_line: int) -> list[tuple[int, int]]:
+    """(line, column) of each word in monospace character cells, wrapping at `chars_per_line`."""
+    places, line, column = [], 0, 0
+    for word in words:
+        if column and column + len(word) > chars_per_line:
+            line, column = line + 1, 0
+        places.append((line, column))
+        column += len(word) + 1
+    return places
+
+
+def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_line: int, line_h: float) -> float:
+    """Draw `words` (x in character cells) shaded ∝ weight, normalised to the row's max; return the next free y."""
+    cmap = colormaps["Oranges"]
+    top = float(weights.max()) if len(weights) and weights.max() > 0 else 1.0
+    places = _layout(words, chars_per_line)
+    for word, weight, (line, column) in zip(words, weights, places, strict=True):
+        ax.text(
+            column,
+            y0 - line * line_h,
+            word,
+            family="monospace",
+            fontsize=EXAMPLE_FONT,
+            va="top",
+            ha="left",
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"},
+            color="white" if weight / top > 0.7 else "black",
+        )
+    lines = (places[-1][0] + 1) if places else 1
+    return y0 - lines * line_h
+
+
+def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
+    """Text heatmaps of a few instances: original vs ε-max adversarial attention, with JSD and Δŷ."""
+    adversary = _require(results, "adversary")
+    importance = _require(results, "importance")[["instance_id", "attention"]]
+    examples = pick_examples(adversary, options.examples, options.example_max_tokens).merge(importance, on="instance_id")
+    left, right = 0.09, 0.99
+    chars_per_line = int((right - left) * options.width * 72 / (MONOSPACE_ADVANCE * EXAMPLE_FONT)) - 1
+    blocks = []
+    for record in examples.itertuples(index=False):
+        words = results.words(record.instance_id)
+        lines = _layout(words, chars_per_line)[-1][0] + 1 if words else 1
+        blocks.append((record, words, lines))
+    total_lines = sum(2 * lines + 1.6 for _, _, lines in blocks) or 3
+    line_h = EXAMPLE_LINE_INCHES / options.width  # axes units per line once the height is set below
+    height = total_lines * EXAMPLE_LINE_INCHES + 0.3
+    fig = plt.figure(figsize=(options.width, height))
+    ax = fig.add_axes((left, 0.0, right - left, 1 - 0.3 / height))
+    ax.set_axis_off()
+    ax.set_xlim(0, chars_per_line)
+    ax.set_ylim(-total_lines, 0)
+    line_h = 1.0
+    y = 0.0
+    for record, words, _ in blocks:
+        label = results.classes[int(record.predicted)] if int(record.predicted) < len(results.classes) else record.predicted
+        delta = output_change(record.original_output, record.adversarial_output)
+        ax.text(
+            0,
+            y,
+            f"#{record.instance_id}: predicted {label}, JSD {record.emax_jsd:.3f}, Δŷ {delta:.3f}",
+            fontsize=EXAMPLE_FONT + 0.5,
+            va="top",
+        )
+        y -= line_h
+        for name, weights in (("orig.", record.attention), ("adv.", record.adversarial_attention)):
+            ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")
+            y = _heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h)
+        y -= 0.6 * line_h
+    if not blocks:
+        ax.text(0.5, 0.5, "no adversarial results", ha="center", va="center", transform=ax.transAxes)
+    fig.suptitle(results.title, fontsize=8, y=1 - 0.04 / height)
+    return fig

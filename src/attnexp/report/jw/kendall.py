@@ -1,0 +1,116 @@
+"""Kendall τ figures per model (J&W §7): histograms by predicted class, densities of τ and of τ differences."""
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
+from matplotlib.ticker import MultipleLocator
+
+from attnexp.report.jw.data import FigureOptions, ModelResults
+from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
+
+PAIR_LABELS = {
+    "attn_grad": "τ(attention, gradient)",
+    "attn_loo": "τ(attention, LOO)",
+    "grad_loo": "τ(gradient, LOO)",
+    "attn_ig": "τ(attention, IG)",
+    "ig_loo": "τ(IG, LOO)",
+    "grad_ig": "τ(gradient, IG)",
+}
+TAU_BINS = np.linspace(-1, 1, 31)
+
+
+def tau_wide(kendall: pd.DataFrame) -> pd.DataFrame:
+    """One row per instance, one τ column per pair (undefined τ stays NaN)."""
+    tau = kendall.assign(tau=kendall["tau"].where(~kendall["is_nan"]))
+    wide = tau.pivot_table(index=["instance_id", "predicted"], columns="pair", values="tau", dropna=False, aggfunc="first")
+    return wide.reset_index()
+
+
+def _require(results: ModelResults, name: str) -> pd.DataFrame:
+    frame = getattr(results, name)
+    if frame is None:
+        raise ValueError(f"this figure needs the {name} table of {results.title}")
+    return frame
+
+
+def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> Figure:
+    """Overlaid τ histograms, one per predicted class, as proportions of that class (30 bins on [-1, 1])."""
+    kendall = _require(results, "kendall")
+    taus = kendall[(kendall["pair"] == pair) & ~kendall["is_nan"]]
+    fig, ax = new_figure(options.width)
+    if taus.empty:
+        ax.text(0.5, 0.5, f"no defined {PAIR_LABELS.get(pair, pair)}", ha="center", va="center", transform=ax.transAxes)
+    else:
+        frame = pd.DataFrame({"tau": taus["tau"].to_numpy(), "class": results.hue(taus)})
+        sns.histplot(
+            frame,
+            x="tau",
+            hue="class",
+            bins=TAU_BINS,
+            stat="proportion",
+            common_norm=False,
+            element="bars",
+            alpha=0.6,
+            edgecolor="black",
+            linewidth=0.4,
+            palette=hue_palette(results.classes, options.palette),
+            hue_order=list(hue_palette(results.classes, options.palette)),
+            ax=ax,
+        )
+        place_legend(ax)
+    ax.set_xlim(-1, 1)
+    ax.xaxis.set_major_locator(MultipleLocator(0.5))
+    ax.set_xlabel(f"Kendall {PAIR_LABELS.get(pair, pair)}")
+    ax.set_ylabel("Proportion of instances")
+    set_title(fig, results.title)
+    return fig
+
+
+def _densities(ax, wide: pd.DataFrame, columns: dict[str, str], styles=("-", "--", ":")) -> int:
+    drawn = 0
+    for (label, values), style in zip(columns.items(), styles, strict=False):
+        values = values[np.isfinite(values)]
+        if len(values) < 2 or np.ptp(values) == 0:
+            continue
+        sns.kdeplot(x=values, ax=ax, color="black", linestyle=style, label=label, warn_singular=False)
+        drawn += 1
+    if drawn:
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.35)  # headroom so the legend sits above the curves
+        ax.legend(loc="upper left")
+    else:
+        ax.text(0.5, 0.5, "too few defined τ values", ha="center", va="center", transform=ax.transAxes)
+    return drawn
+
+
+def tau_densities(results: ModelResults, options: FigureOptions) -> Figure:
+    """KDEs (all instances) of τ(attn, LOO) solid, τ(attn, grad) dashed, τ(grad, LOO) dotted."""
+    wide = tau_wide(_require(results, "kendall"))
+    pairs = [p for p in ("attn_loo", "attn_grad", "grad_loo") if p in wide]
+    fig, ax = new_figure(options.width)
+    _densities(ax, wide, {PAIR_LABELS[p]: wide[p].to_numpy(dtype=float) for p in pairs})
+    ax.set_xlim(-1, 1)
+    ax.xaxis.set_major_locator(MultipleLocator(0.5))
+    ax.set_xlabel("Kendall τ")
+    ax.set_ylabel("Density")
+    set_title(fig, results.title)
+    return fig
+
+
+def tau_differences(results: ModelResults, options: FigureOptions) -> Figure:
+    """KDEs of the per-instance differences τ(grad, LOO) − τ(attn, LOO) (solid) and τ(grad, LOO) − τ(attn, grad) (dashed)."""
+    wide = tau_wide(_require(results, "kendall"))
+    columns = {}
+    if {"grad_loo", "attn_loo"} <= set(wide):
+        columns["τ(grad, LOO) − τ(attn, LOO)"] = (wide["grad_loo"] - wide["attn_loo"]).to_numpy(dtype=float)
+    if {"grad_loo", "attn_grad"} <= set(wide):
+        columns["τ(grad, LOO) − τ(attn, grad)"] = (wide["grad_loo"] - wide["attn_grad"]).to_numpy(dtype=float)
+    fig, ax = new_figure(options.width)
+    _densities(ax, wide, columns)
+    ax.axvline(0, color="0.6", linewidth=0.6, zorder=0)
+    ax.set_xlim(-2, 2)
+    ax.xaxis.set_major_locator(MultipleLocator(1.0))
+    ax.set_xlabel("Difference in Kendall τ")
+    ax.set_ylabel("Density")
+    set_title(fig, results.title)
+    return fig

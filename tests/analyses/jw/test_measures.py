@@ -1,0 +1,382 @@
+"""Exactness of the batched J&W analyses against plain per-instance reference implementations kept here."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from captum.attr import IntegratedGradients
+from scipy.spatial.distance import jensenshannon
+from scipy.stats import kendalltau
+
+from attnexp.analyses.divergences import LN2, jsd, tvd
+from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention, initial_logits
+from attnexp.analyses.jw.importance import deletion_batch, gradient_importance, integrated_gradients, leave_one_out
+from attnexp.analyses.jw.kendall import kendall_tau, kendall_tau_per_instance, summarise_group, summarise_kendall
+from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
+from attnexp.analyses.jw.rationale import precision_at_k, rationale_recovery
+from attnexp.data.batching import Batch, collate
+from attnexp.models.classifier import AttentionClassifier, ModelConfig
+
+torch.set_num_threads(1)
+LENGTHS = [1, 2, 5, 9, 3]  # real tokens, ragged, including a one-token instance
+MODELS = [
+    ("bc", "lstm", "tanh"),
+    ("bc", "cnn", "dot"),
+    ("bc", "average", "tanh"),
+    ("nli", "lstm", "dot"),
+    ("qa", "cnn", "tanh"),
+    ("qa", "average", "dot"),
+]
+
+
+def make_model(task: str, encoder: str, attention: str, seed: int = 0) -> AttentionClassifier:
+    torch.manual_seed(seed)
+    config = ModelConfig(
+        vocab_size=30,
+        n_classes=2 if task == "bc" else 4,
+        task=task,
+        encoder=encoder,
+        attention=attention,
+        embedding_dim=8,
+        hidden_size=6,
+        cnn_filters=3,
+    )
+    model = AttentionClassifier(config).eval()
+    with torch.no_grad():  # larger weights so that outputs react clearly to the inputs
+        for parameter in model.parameters():
+            parameter.mul_(3.0)
+    return model
+
+
+def make_rows(task: str, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = {
+        "instance_id": [f"i{k}" for k in range(len(LENGTHS))],
+        "tokens": [[2, *rng.integers(4, 30, n).tolist(), 3] for n in LENGTHS],
+        "label": rng.integers(0, 2, len(LENGTHS)).tolist(),
+    }
+    if task != "bc":
+        rows["question"] = [[2, *rng.integers(4, 30, int(rng.integers(1, 4))).tolist(), 3] for _ in LENGTHS]
+    return pd.DataFrame(rows)
+
+
+def single(rows: pd.DataFrame, i: int) -> Batch:
+    return collate(rows.iloc[i : i + 1])
+
+
+def real(scores: torch.Tensor, i: int, n: int) -> torch.Tensor:
+    return scores[i, 1 : n + 1]
+
+
+@pytest.fixture(params=MODELS, ids=["-".join(m) for m in MODELS])
+def case(request):
+    task, encoder, attention = request.param
+    return make_model(task, encoder, attention), make_rows(task)
+
+
+# ---------------------------------------------------------------------------------------------- importance
+
+
+def reference_gradient(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+    embedded = model.embed(batch.tokens).detach().requires_grad_(True)
+    encoded = model.encode(batch, embedded)
+    attention = model.attend(encoded, batch).detach()
+    distribution = model.distribution(model.decode(encoded, attention, batch))[0]
+    target = 1 if model.is_binary else int(distribution.argmax())
+    distribution[target].backward()
+    return (embedded.grad * embedded).sum(-1).abs()[0]
+
+
+def test_gradient_matches_per_instance_reference(case):
+    model, rows = case
+    batched = gradient_importance(model, collate(rows))
+    for i, n in enumerate(LENGTHS):
+        expected = reference_gradient(model, single(rows, i))[1 : n + 1]
+        torch.testing.assert_close(real(batched, i, n), expected, atol=1e-5, rtol=1e-4)
+    assert (batched * ~collate(rows).real_mask).abs().sum() == 0
+
+
+def test_gradient_matches_finite_differences_with_attention_fixed(case):
+    model, rows = case
+    model = model.double()
+    batch = collate(rows)
+    scores = gradient_importance(model, batch)
+    embedded = model.embed(batch.tokens).detach()
+    with torch.no_grad():
+        output = model(batch)
+        target = None if model.is_binary else model.predict(output.logits)
+
+        def probability(e):
+            p = model.distribution(model.decode(model.encode(batch, e), output.attention, batch))
+            return p[:, 1] if target is None else p.gather(1, target[:, None]).squeeze(1)
+
+        h = 1e-6
+        for t in range(1, max(LENGTHS) + 1):
+            up, down = embedded.clone(), embedded.clone()
+            up[:, t] *= 1 + h
+            down[:, t] *= 1 - h
+            directional = ((probability(up) - probability(down)) / (2 * h)).abs()
+            live = batch.real_mask[:, t]
+            torch.testing.assert_close(scores[live, t], directional[live], atol=1e-6, rtol=1e-4)
+
+
+def test_gradient_does_not_reach_attention_parameters(case):
+    model, rows = case
+    gradient_importance(model, collate(rows))
+    assert all(p.grad is None for p in model.parameters())
+
+
+def reference_loo(model: AttentionClassifier, rows: pd.DataFrame, i: int) -> torch.Tensor:
+    tokens = list(rows.iloc[i]["tokens"])
+    with torch.no_grad():
+        original = model.distribution(model(single(rows, i)).logits)
+        changes = []
+        for t in range(1, len(tokens) - 1):
+            deleted = rows.iloc[i : i + 1].copy()
+            deleted["tokens"] = [tokens[:t] + tokens[t + 1 :]]
+            changes.append(float(tvd(model.distribution(model(collate(deleted)).logits), original)))
+    return torch.tensor(changes)
+
+
+@pytest.mark.parametrize("budget", [256.0, 1e-4])  # one chunk, and one deletion per chunk
+def test_leave_one_out_matches_per_position_loop(case, budget):
+    model, rows = case
+    batched = leave_one_out(model, collate(rows), memory_budget_mb=budget)
+    for i, n in enumerate(LENGTHS):
+        torch.testing.assert_close(real(batched, i, n), reference_loo(model, rows, i), atol=1e-5, rtol=1e-4)
+
+
+def test_deletion_batch_removes_exactly_one_token():
+    batch = collate(make_rows("bc"))
+    deleted, instance, position = deletion_batch(batch)
+    assert len(instance) == sum(LENGTHS)
+    for row, (i, t) in enumerate(zip(instance.tolist(), position.tolist(), strict=True)):
+        original = batch.tokens[i, : batch.lengths[i]].tolist()
+        assert deleted.tokens[row, : deleted.lengths[row]].tolist() == original[:t] + original[t + 1 :]
+        assert (deleted.tokens[row, deleted.lengths[row] :] == 0).all()
+
+
+def reference_ig(model: AttentionClassifier, batch: Batch, steps: int) -> torch.Tensor:
+    """Gauss-Legendre IG on one instance, written out: sum_j w_j * grad f(b + a_j (x - b)) * (x - b)."""
+    nodes, weights = np.polynomial.legendre.leggauss(steps)
+    nodes, weights = (nodes + 1) / 2, weights / 2
+    embedded = model.embed(batch.tokens).detach()
+    baseline = embedded * ~batch.real_mask[..., None]
+    with torch.no_grad():
+        target = 1 if model.is_binary else int(model(batch).logits.argmax())
+    total = torch.zeros_like(embedded)
+    for a, w in zip(nodes, weights, strict=True):
+        point = (baseline + float(a) * (embedded - baseline)).requires_grad_(True)
+        encoded = model.encode(batch, point)
+        model.distribution(model.decode(encoded, model.attend(encoded, batch), batch))[0, target].backward()
+        total += float(w) * point.grad
+    return (total * (embedded - baseline)).sum(-1).abs()[0]
+
+
+def test_integrated_gradients_match_written_out_reference(case):
+    model, rows = case
+    batched = integrated_gradients(model, collate(rows), steps=8)
+    for i, n in enumerate(LENGTHS):
+        torch.testing.assert_close(real(batched, i, n), reference_ig(model, single(rows, i), 8)[1 : n + 1], atol=1e-5, rtol=1e-4)
+
+
+def test_integrated_gradients_complete_to_the_output_difference():
+    model, rows = make_model("bc", "average", "tanh").double(), make_rows("bc")
+    batch = collate(rows)
+    embedded = model.embed(batch.tokens).detach()
+    baseline = embedded * ~batch.real_mask[..., None]
+
+    def forward(inputs, tokens, lengths):
+        expanded = Batch(tokens, lengths, torch.zeros_like(lengths), [])
+        encoded = model.encode(expanded, inputs)
+        return model.distribution(model.decode(encoded, model.attend(encoded, expanded), expanded))
+
+    signed, delta = IntegratedGradients(forward).attribute(
+        embedded,
+        baselines=baseline,
+        target=1,
+        additional_forward_args=(batch.tokens, batch.lengths),
+        n_steps=200,
+        return_convergence_delta=True,
+    )
+    assert delta.abs().max() < 1e-4
+    unsigned = integrated_gradients(model, batch, steps=200)
+    torch.testing.assert_close(unsigned, signed.sum(-1).abs() * batch.real_mask)
+
+
+# ---------------------------------------------------------------------------------------------- divergences, Kendall
+
+
+def test_jsd_equals_scipy_jensenshannon_squared():
+    rng = np.random.default_rng(0)
+    p, q = rng.dirichlet(np.ones(7), size=5), rng.dirichlet(np.ones(7), size=5)
+    p[0, :3] = 0
+    p[0] /= p[0].sum()
+    ours = jsd(torch.tensor(p), torch.tensor(q)).numpy()
+    expected = [jensenshannon(a, b, base=math.e) ** 2 for a, b in zip(p, q, strict=True)]
+    np.testing.assert_allclose(ours, expected, atol=1e-8)
+    assert (ours <= LN2).all()
+
+
+@pytest.mark.parametrize("n", [2, 5, 33, 34, 60])
+def test_kendall_tau_equals_scipy(n):
+    rng = np.random.default_rng(n)
+    for x, y in [
+        (rng.normal(size=n), rng.normal(size=n)),
+        (rng.integers(0, 3, n).astype(float), rng.normal(size=n)),
+        (np.arange(n, dtype=float), np.arange(n, dtype=float)),
+    ]:
+        tau, p, method = kendall_tau(x, y)
+        expected = kendalltau(x, y)
+        assert tau == pytest.approx(expected.statistic, nan_ok=True) and p == pytest.approx(expected.pvalue, nan_ok=True)
+        explicit = kendalltau(x, y, method=method)
+        assert p == pytest.approx(explicit.pvalue, nan_ok=True)
+
+
+def test_kendall_tau_is_nan_for_constant_or_single_token():
+    assert math.isnan(kendall_tau([1.0], [2.0])[0])
+    assert math.isnan(kendall_tau([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])[0])
+
+
+def test_kendall_summary_policies():
+    rng = np.random.default_rng(3)
+    importance = pd.DataFrame(
+        {
+            "instance_id": [f"i{k}" for k in range(40)],
+            "predicted": rng.integers(0, 2, 40),
+            "attention": [rng.random(int(n)).tolist() for n in rng.integers(1, 12, 40)],
+        }
+    )
+    importance["gradient"] = [(np.asarray(a) + rng.normal(scale=0.3, size=len(a))).tolist() for a in importance["attention"]]
+    taus = kendall_tau_per_instance(importance, ["attn_grad"])
+    assert taus["is_nan"].any()
+    omit = summarise_kendall(taus, ["neg", "pos"], "omit")
+    propagate = summarise_kendall(taus, ["neg", "pos"], "propagate")
+    assert list(omit["group"]) == ["Overall", "class neg", "class pos"]
+    valid = taus[~taus["is_nan"]]
+    overall = omit.iloc[0]
+    assert overall["mean"] == pytest.approx(valid["tau"].mean())
+    assert overall["std"] == pytest.approx(valid["tau"].std(ddof=0))
+    assert overall["sig_frac"] == pytest.approx((valid["p_value"] <= 0.05).mean())
+    assert overall["n"] == len(valid) and overall["n_nan"] == taus["is_nan"].sum()
+    assert math.isnan(propagate.iloc[0]["mean"]) and propagate.iloc[0]["n"] == len(taus)
+    assert propagate.iloc[0]["sig_frac"] == pytest.approx((valid["p_value"] <= 0.05).sum() / len(taus))
+    assert summarise_group(taus.iloc[:0])["n"] == 0
+    with pytest.raises(ValueError, match="nan_policy"):
+        summarise_group(taus, "drop")
+
+
+# ---------------------------------------------------------------------------------------------- permutation
+
+
+def test_permutations_shuffle_only_real_positions():
+    batch = collate(make_rows("bc"))
+    permutations = sample_permutations(batch, 20, torch.Generator().manual_seed(0))
+    for i, n in enumerate(LENGTHS):
+        for p in permutations[i]:
+            assert sorted(p[1 : n + 1].tolist()) == list(range(1, n + 1))
+            assert p[0] == 0 and (p[n + 1 :] == torch.arange(n + 1, batch.tokens.shape[1])).all()
+
+
+def test_permutation_matches_per_instance_reference(case):
+    model, rows = case
+    batch = collate(rows)
+    permutations = sample_permutations(batch, 7, torch.Generator().manual_seed(0))
+    batched = permutation_output_changes(model, batch, permutations, memory_budget_mb=1e-4)
+    with torch.no_grad():
+        for i in range(len(LENGTHS)):
+            one = single(rows, i)
+            output = model(one)
+            for k in range(7):
+                index = permutations[i, k, : one.tokens.shape[1]]
+                changed = model.distribution(model.decode(output.encoded, output.attention[:, index], one))
+                expected = tvd(changed, model.distribution(output.logits))[0]
+                assert float(batched[i, k]) == pytest.approx(float(expected), abs=1e-5)
+
+
+def test_identity_permutation_changes_nothing(case):
+    model, rows = case
+    batch = collate(rows)
+    assert permutation_output_changes(model, batch, identity_permutations(batch, 3)).abs().max() < 1e-6
+
+
+# ---------------------------------------------------------------------------------------------- adversary
+
+
+def reference_adversary(model, one: Batch, init: torch.Tensor, settings: AdversarySettings):
+    """Eq. 2 for one instance, written out candidate by candidate."""
+    with torch.no_grad():
+        output = model(one)
+        original = model.distribution(output.logits)[0]
+    mask = one.real_mask[0]
+    z = init.clone().requires_grad_(True)
+    optimizer = torch.optim.Adam([z], lr=settings.lr, amsgrad=True)
+    epsilon = settings.hinge_epsilon(model.config.task)
+    for _ in range(settings.steps):
+        alphas = [torch.softmax(z[k].masked_fill(~mask, -math.inf), -1).masked_fill(~mask, 0) for k in range(settings.candidates)]
+        loss = 0
+        for a in alphas:
+            change = tvd(model.distribution(model.decode(output.encoded, a[None], one))[0], original)
+            loss = loss - jsd(a, output.attention[0]) + settings.lam * torch.relu(change - epsilon)
+        loss = loss - sum(jsd(a, b) for a in alphas for b in alphas) / settings.candidates**2
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        return torch.stack(
+            [torch.softmax(z[k].masked_fill(~mask, -math.inf), -1).masked_fill(~mask, 0) for k in range(settings.candidates)]
+        )
+
+
+def test_adversary_matches_per_instance_reference(case):
+    model, rows = case
+    batch = collate(rows)
+    settings = AdversarySettings(candidates=3, steps=15)
+    init = initial_logits(batch, settings, torch.Generator().manual_seed(0))
+    result = adversarial_attention(model, batch, settings, init=init)
+    for i in range(len(LENGTHS)):
+        one = single(rows, i)
+        width = one.tokens.shape[1]
+        expected = reference_adversary(model, one, init[i : i + 1, :, :width][0], settings)
+        torch.testing.assert_close(result.candidates[i, :, :width], expected, atol=1e-5, rtol=1e-4)
+
+
+def test_adversary_reports_candidates_within_bounds(case):
+    model, rows = case
+    batch = collate(rows)
+    result = adversarial_attention(model, batch, AdversarySettings(steps=40), torch.Generator().manual_seed(1))
+    emax_tvd = tvd(result.emax_output, result.original_output)
+    assert (emax_tvd <= result.epsilon + 1e-7).all()
+    assert ((result.emax_jsd >= 0) & (result.emax_jsd <= LN2)).all()
+    assert (result.candidate_jsd <= LN2 + 1e-7).all()
+    torch.testing.assert_close(result.emax_jsd, jsd(result.emax_attention, result.original_attention))
+    torch.testing.assert_close(result.emax_attention.sum(-1), torch.ones(batch.size))
+    assert (result.candidates * ~batch.real_mask[:, None, :]).abs().sum() == 0
+
+
+def test_adversary_thresholds_follow_the_quirk():
+    assert AdversarySettings().report_epsilon("bc") == 0.01 and AdversarySettings().report_epsilon("qa") == 0.05
+    quirk = AdversarySettings(code_thresholds=True)
+    assert quirk.report_epsilon("bc") == quirk.report_epsilon("nli") == 0.05 and quirk.hinge_epsilon("qa") == 0.01
+
+
+# ---------------------------------------------------------------------------------------------- rationale
+
+
+def test_rationale_measures():
+    assert precision_at_k(np.array([0.1, 0.9, 0.2, 0.8]), np.array([1, 3])) == 1.0
+    assert precision_at_k(np.array([0.9, 0.1, 0.8, 0.2]), np.array([1, 3])) == 0.0
+    frame = pd.DataFrame({"length": [4], "rationale": [[]], "attention": [[0.1, 0.2, 0.3, 0.4]]})
+    assert rationale_recovery(frame, ["attention"]).empty
+
+
+def test_mean_pairwise_jsd_equals_all_pairs_of_jsd():
+    from attnexp.analyses.jw.adversary import mean_pairwise_jsd
+
+    attention = torch.softmax(3 * torch.randn(4, 5, 9, generator=torch.Generator().manual_seed(0)), -1)
+    attention[0, :, 6:] = 0
+    attention[0] /= attention[0].sum(-1, keepdim=True)
+    expected = jsd(attention[:, :, None, :], attention[:, None, :, :]).mean(dim=(-1, -2))
+    torch.testing.assert_close(mean_pairwise_jsd(attention), expected, atol=1e-6, rtol=1e-5)

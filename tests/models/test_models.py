@@ -1,0 +1,71 @@
+"""Model invariants (J&W §4): attention lives on real tokens only; padding never changes predictions."""
+
+import itertools
+
+import pytest
+import torch
+
+from attnexp.data.batching import collate
+from attnexp.data.preprocess import split_frame
+from attnexp.models.train import build_model
+
+GRID = list(itertools.product(["lstm", "cnn", "average"], ["tanh", "dot", "uniform"]))
+
+
+def _rows(data, n=24):
+    instances, _ = data
+    return split_frame(instances, "test").iloc[:n]
+
+
+@pytest.mark.parametrize("encoder,attention", GRID)
+@pytest.mark.parametrize("dataset", ["planted_sentiment", "planted_nli"])
+def test_attention_sums_to_one_on_real_tokens_and_is_zero_elsewhere(request, dataset, encoder, attention):
+    data = request.getfixturevalue(dataset)
+    torch.manual_seed(0)
+    model = build_model(data[1], encoder, attention, embedding_dim=16, hidden_size=8).eval()
+    batch = collate(_rows(data))
+    with torch.no_grad():
+        out = model(batch)
+    real = batch.real_mask
+    assert torch.allclose(out.attention.sum(-1), torch.ones(batch.size), atol=1e-6)
+    assert torch.all(out.attention[~real] == 0)
+    assert torch.all(out.attention[:, 0] == 0)
+    assert torch.all(out.attention[torch.arange(batch.size), batch.lengths - 1] == 0)
+    if attention == "uniform":
+        expected = 1.0 / (batch.lengths - 2).float()
+        assert torch.allclose(out.attention.max(-1).values, expected) and torch.allclose(
+            out.attention.masked_fill(~real, 1.0).min(-1).values, expected
+        )
+
+
+@pytest.mark.parametrize("encoder,attention", GRID)
+@pytest.mark.parametrize("dataset", ["planted_sentiment", "planted_nli"])
+def test_predictions_do_not_change_with_extra_padding(request, dataset, encoder, attention):
+    data = request.getfixturevalue(dataset)
+    torch.manual_seed(0)
+    model = build_model(data[1], encoder, attention, embedding_dim=16, hidden_size=8).eval()
+    rows = _rows(data)
+    with torch.no_grad():
+        plain = model(collate(rows))
+        padded = model(collate(rows, extra_padding=7))
+    assert torch.allclose(plain.logits, padded.logits, atol=1e-5)
+    assert torch.allclose(plain.attention, padded.attention[:, : plain.attention.shape[1]], atol=1e-6)
+    alone = torch.stack([model(collate(rows.iloc[[i]])).logits[0] for i in range(3)])
+    assert torch.allclose(plain.logits[:3], alone, atol=1e-5)
+
+
+def test_uniform_attention_has_no_parameters(planted_sentiment):
+    model = build_model(planted_sentiment[1], "lstm", "uniform", embedding_dim=16, hidden_size=8)
+    assert list(model.attention.parameters()) == []
+    assert model.parameter_groups()["attention"] == []
+
+
+def test_decode_accepts_several_candidate_attentions(planted_nli):
+    torch.manual_seed(0)
+    model = build_model(planted_nli[1], "average", "tanh", embedding_dim=16, hidden_size=8).eval()
+    batch = collate(_rows(planted_nli, 5))
+    with torch.no_grad():
+        out = model(batch)
+        stacked = model.decode(out.encoded, torch.stack([out.attention, out.attention], dim=1), batch)
+    assert stacked.shape == (5, 2, 3)
+    assert torch.allclose(stacked[:, 0], out.logits, atol=1e-6) and torch.allclose(stacked[:, 1], out.logits, atol=1e-6)

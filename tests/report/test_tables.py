@@ -1,0 +1,175 @@
+"""Paper tables equal an independent, per-instance aggregation of the analysis tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnexp.report import tables
+from tests.fakes import fake_analyses, fake_instances, fake_meta
+
+CLASSES = {"bc_set": ["neg", "pos"], "qa_set": [f"a{i}" for i in range(5)]}
+
+
+@pytest.fixture(scope="module")
+def models():
+    rng = np.random.default_rng(3)
+    rows = []
+    for dataset, classes in CLASSES.items():
+        instances = fake_instances(25, len(classes), rng)
+        for encoder in ("lstm", "average"):
+            for seed in (0, 1, 2):
+                kendall = fake_analyses(instances, len(classes), rng)["kendall"]
+                rows.append({"dataset": dataset, "encoder": encoder, "attention": "tanh", "seed": seed, "kendall": kendall})
+    return rows
+
+
+def reference_group(taus: list[tuple[float, float, bool]], nan_policy: str) -> dict:
+    kept = [(t, p) for t, p, undefined in taus if not (undefined and nan_policy == "omit")]
+    values = [t for t, _ in kept]
+    n = len(kept)
+    return {
+        "mean": sum(values) / n if n else np.nan,
+        "std": float(np.sqrt(sum((v - sum(values) / n) ** 2 for v in values) / n)) if n else np.nan,
+        "sig_frac": sum(1 for _, p in kept if p <= 0.05) / n if n else np.nan,
+        "n": n,
+        "n_nan": sum(1 for *_, undefined in taus if undefined),
+    }
+
+
+@pytest.mark.parametrize("nan_policy", ["omit", "propagate"])
+def test_table2_matches_a_per_instance_loop(models, nan_policy):
+    table = (
+        tables.table2(models, CLASSES, nan_policy, {"n_resamples": 200})
+        .set_index(["dataset", "encoder", "attention", "pair", "group"])
+        .sort_index()
+    )
+    for dataset, classes in CLASSES.items():
+        for encoder in ("lstm", "average"):
+            per_seed = {}
+            for model in (m for m in models if m["dataset"] == dataset and m["encoder"] == encoder):
+                groups = {}
+                for row in model["kendall"].itertuples():
+                    names = ["Overall"] + ([f"class {classes[row.predicted]}"] if len(classes) < 4 else [])
+                    for name in names:
+                        groups.setdefault((row.pair, name), []).append((row.tau, row.p_value, row.is_nan))
+                for key, taus in groups.items():
+                    per_seed.setdefault(key, []).append(reference_group(taus, nan_policy))
+            assert len(per_seed) == len(table.loc[(dataset, encoder, "tanh")])
+            for (pair, group), seeds in per_seed.items():
+                got = table.loc[(dataset, encoder, "tanh", pair, group)]
+                for column in ("mean", "std", "sig_frac"):
+                    expected = np.mean([s[column] for s in seeds])
+                    assert got[column] == pytest.approx(expected, nan_ok=True), (pair, group, column)
+                assert got["n"] == sum(s["n"] for s in seeds)
+                assert got["n_nan"] == sum(s["n_nan"] for s in seeds)
+                assert got["n_seeds"] == 3
+                if np.isfinite(got["mean"]):
+                    assert got["ci_low"] <= got["mean"] <= got["ci_high"]
+
+
+def test_per_class_groups_only_below_four_classes(models):
+    table = tables.table2(models, CLASSES, "omit", {"n_resamples": 200})
+    assert set(table.loc[table["dataset"] == "qa_set", "group"]) == {"Overall"}
+    assert set(table.loc[table["dataset"] == "bc_set", "group"]) == {"Overall", "class neg", "class pos"}
+
+
+def test_cross_measure_matches_a_per_instance_loop(models):
+    table = tables.cross_measure(models, bootstrap_options={"n_resamples": 200}).set_index(["dataset", "encoder", "measure"])
+    for dataset in CLASSES:
+        chosen = [m for m in models if m["dataset"] == dataset and m["encoder"] == "lstm"]
+        differences = []
+        for model in chosen:
+            tau = {}
+            for row in model["kendall"].itertuples():
+                tau[(row.instance_id, row.pair)] = np.nan if row.is_nan else row.tau
+            ids = {i for i, _ in tau}
+            values = [tau[(i, "grad_loo")] - tau[(i, "attn_loo")] for i in ids]
+            differences.append(np.nanmean(values))
+        got = table.loc[(dataset, "lstm", "gradloo_minus_attnloo")]
+        assert got["mean"] == pytest.approx(np.mean(differences))
+
+
+def test_legacy_labels_swap_names_not_values(models):
+    plain = tables.cross_measure(models[:2], bootstrap_options={"n_resamples": 100})
+    legacy = tables.cross_measure(models[:2], legacy_labels=True, bootstrap_options={"n_resamples": 100})
+    assert set(legacy["measure"]) >= {"ag", "al", "gl"} and "attn_loo" not in set(legacy["measure"])
+    ag = legacy.loc[legacy["measure"] == "ag", "mean"].to_numpy()
+    assert np.allclose(ag, plain.loc[plain["measure"] == "attn_loo", "mean"].to_numpy())
+
+
+def test_seed_interval():
+    assert np.isnan(tables.seed_interval([0.3])).all()
+    low, high = tables.seed_interval([0.1, 0.2, 0.4, 0.3], n_resamples=500)
+    assert 0.1 <= low <= 0.25 <= high <= 0.4
+    assert tables.seed_interval([0.2, 0.2]) == (0.2, 0.2)
+
+
+def test_table1_reports_metric_by_task():
+    rng = np.random.default_rng(0)
+    metas = {"bc_set": fake_meta("bc_set", "bc", ["0", "1"], rng), "qa_set": fake_meta("qa_set", "qa", list("abcde"), rng)}
+    metrics = [
+        {"dataset": d, "encoder": "lstm", "attention": "tanh", "seed": s, "accuracy": 0.5 + s / 10, "f1_positive": 0.2 + s / 10}
+        for d in metas
+        for s in (0, 1)
+    ]
+    table = tables.table1(metas, metrics, {"n_resamples": 100}).set_index("dataset")
+    assert table.loc["bc_set", "metric"] == "f1_positive" and table.loc["bc_set", "mean"] == pytest.approx(0.25)
+    assert table.loc["qa_set", "metric"] == "accuracy" and table.loc["qa_set", "mean"] == pytest.approx(0.55)
+    counts = metas["bc_set"]["class_counts"]["train"]
+    assert table.loc["bc_set", "train_by_class"] == f"{counts['0'] + counts['1']} ({counts['0']}/{counts['1']})"
+    assert table.loc["bc_set", "vocab_size"] == len(metas["bc_set"]["vocab"])
+
+
+def test_rationale_recovery_averages_seeds_and_keeps_header_when_empty():
+    frames = [
+        pd.DataFrame(
+            {
+                "dataset": "s",
+                "encoder": "lstm",
+                "attention": "tanh",
+                "seed": seed,
+                "measure": ["attention", "loo"],
+                "precision_at_k": [0.2 * seed, 0.5],
+                "auc": [0.6, 0.1 * seed],
+                "n": 10,
+            }
+        )
+        for seed in (1, 2)
+    ]
+    table = tables.rationale_recovery(frames, {"n_resamples": 100}).set_index("measure")
+    assert table.loc["attention", "precision_at_k"] == pytest.approx(0.3)
+    assert table.loc["loo", "auc"] == pytest.approx(0.15)
+    assert table.loc["loo", "n"] == 20
+    empty = tables.rationale_recovery([frames[0].iloc[:0]])
+    assert empty.empty and "precision_at_k" in empty.columns
+
+
+def test_write_table_round_trips_and_renders(tmp_path, models):
+    table = tables.table2(models, CLASSES, "omit", {"n_resamples": 100})
+    display = tables.table2_display(table, ["bc_set", "qa_set"], ["attn_grad", "attn_loo", "grad_loo"])
+    paths = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")}
+    tables.write_table(table, display, paths["csv"], paths["md"], paths["tex"], "caption")
+    back = pd.read_csv(paths["csv"])
+    assert np.allclose(back["mean"], table["mean"], equal_nan=True)
+    assert "| Dataset" in paths["md"].read_text()
+    latex = paths["tex"].read_text()
+    assert r"\begin{tabular}" in latex and "±" not in latex and r"$\pm$" in latex
+    assert list(display["Dataset"]).index("qa_set") > list(display["Dataset"]).index("bc_set")
+
+
+def test_dataset_order_follows_the_paper():
+    names = ["syn_nli", "syn_babi2", "imdb", "syn_sentiment", "zzz", "sst", "babi1"]
+    assert tables.dataset_order(names) == ["syn_sentiment", "sst", "imdb", "babi1", "syn_babi2", "syn_nli", "zzz"]
+
+
+@pytest.mark.parametrize("nan_policy", ["omit", "propagate"])
+def test_single_seed_table2_equals_the_analyses_kendall_summary(models, nan_policy):
+    from attnexp.analyses.jw.kendall import summarise_kendall
+
+    model = models[0]
+    classes = CLASSES[model["dataset"]]
+    ours = tables.table2([model], CLASSES, nan_policy).set_index(["pair", "group"])
+    theirs = summarise_kendall(model["kendall"], classes, nan_policy).set_index(["pair", "group"])
+    assert sorted(ours.index) == sorted(theirs.index)
+    for column in ("mean", "std", "sig_frac", "n", "n_nan"):
+        assert np.allclose(ours.loc[theirs.index, column].astype(float), theirs[column].astype(float), equal_nan=True), column

@@ -1,0 +1,85 @@
+"""The whole DAG on a tiny config in a temporary directory: every target, idempotent reruns, early config errors."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+
+
+def tiny_config(**overrides) -> dict:
+    """The embedded default shrunk to seconds; later stages' sections stay as the default sets them."""
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    config.update(datasets=["syn_sentiment", "syn_nli", "syn_babi1"], encoders=["average", "cnn"], attentions=["tanh"], seeds=[0])
+    synthetic = config["synthetic"]
+    synthetic["sentiment"]["sizes"] = {"train": 120, "dev": 30, "test": 30}
+    synthetic["nli"]["sizes"] = {"train": 90, "dev": 30, "test": 30}
+    synthetic["babi"].update(n_train=60, n_test=20)
+    config["hyperparameters"] = {d: {"epochs": 2, "embedding_dim": 16, "hidden_size": 8} for d in config["datasets"]}
+    config["az"].update(
+        datasets=["syn_agreement"],
+        agreement={"sizes": {"train": 60, "dev": 20, "test": 20}},
+        model={"n_layers": 2, "n_heads": 2, "width": 16},
+        train={"epochs": 2},
+    )
+    config["wp"].update(seeds=[50], lambdas={"default": [0.1, 1]}, adversary={"max_epochs": 2, "patience": 1})
+    config.update(overrides)
+    return config
+
+
+def snakemake(workdir: Path, *args: str, config: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    if config is not None:
+        (workdir / "config").mkdir(exist_ok=True)
+        (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
+    return subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    result = snakemake(workdir, config=tiny_config())
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return workdir
+
+
+@pytest.mark.slow
+def test_full_dag_produces_every_target(finished_run):
+    dry = snakemake(finished_run, "--dry-run", "--forceall", "--quiet", "all")
+    assert dry.returncode == 0, dry.stderr
+    for dataset in ("syn_sentiment", "syn_nli", "syn_babi1"):
+        for encoder in ("average", "cnn"):
+            folder = finished_run / "results/models" / dataset / f"{encoder}-tanh" / "seed0"
+            for name in ("model.pt", "metrics.json", "train_log.csv", "config.yaml"):
+                assert (folder / name).stat().st_size > 0, folder / name
+            assert (finished_run / "logs/train" / dataset / f"{encoder}-tanh" / "seed0.log").exists()
+    assert not list(finished_run.rglob("*.tmp"))
+
+
+@pytest.mark.slow
+def test_rerun_has_nothing_to_do(finished_run):
+    again = snakemake(finished_run, "--dry-run")
+    assert again.returncode == 0
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_a_killed_job_is_redone_and_nothing_else(finished_run):
+    """Deleting one model (as a crash would) reruns that job alone."""
+    target = finished_run / "results/models/syn_nli/average-tanh/seed0/metrics.json"
+    target.unlink()
+    dry = snakemake(finished_run, "--dry-run", "--quiet", "rules")
+    assert dry.returncode == 0
+    assert "train" in dry.stdout and "preprocess" not in dry.stdout
+    assert snakemake(finished_run).returncode == 0 and target.exists()
+
+
+def test_invalid_config_fails_before_any_job(tmp_path):
+    result = snakemake(tmp_path, config=tiny_config(encoders=["lstm", "transformr"]))
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "encoders[1]" in output and "'transformr'" in output and "lstm" in output
+    assert not (tmp_path / "results").exists()
