@@ -15,12 +15,11 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/datasets.smk"
 include: "workflow/rules/train.smk"
-include: "workflow/rules/analyze.smk"
-include: "workflow/rules/figures.smk"
-include: "workflow/rules/transformer.smk"
+include: "workflow/rules/jw.smk"
 include: "workflow/rules/wp.smk"
+include: "workflow/rules/az.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -40,31 +39,3 @@ rule analyses:
     input:
         get_analyses_targets(),
     localrule: True
-
-
-rule tables:
-    input:
-        get_table_targets(),
-    localrule: True
-
-
-rule figures:
-    input:
-        get_figure_targets(),
-    localrule: True
-
-
-rule report:
-    input:
-        get_figures_targets(),
-    output:
-        "results/report.html",
-    log:
-        "logs/report.log",
-    localrule: True
-    conda:
-        "workflow/envs/attnexp.yaml"
-    params:
-        snakemake=f"{sys.executable} -m snakemake",
-    shell:
-        "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"

@@ -1,0 +1,113 @@
+"""Every path the workflow writes, named once.
+
+Folder patterns keep Snakemake's `{wildcards}`; the helpers below fill them (their defaults leave the
+wildcards in place, so a rule can write `output: **paths.model_files()`). The rules in workflow/rules/
+take their inputs and outputs from here, and library code that needs a run's sibling files asks here
+instead of joining file names onto a folder itself.
+"""
+
+from collections.abc import Mapping
+
+SPLITS = ("train", "dev", "test")
+PAPERS = ("jw", "wp", "az")  # Jain & Wallace, Wiegreffe & Pinter, Abnar & Zuidema
+TABLE_FORMATS = ("csv", "md", "tex")
+FIGURE_FORMATS = ("png", "pdf")
+
+RESULTS = "results"
+LOGS = "logs"
+RESOURCES = "resources"  # downloads (raw archives, word vectors)
+REPORT = f"{RESULTS}/report.html"
+
+# --- folders (patterns) ---
+SYNTHETIC = f"{RESULTS}/raw/synthetic/{{family}}"
+PREPROCESSED = f"{RESULTS}/preprocessed/{{dataset}}"
+MODEL = f"{RESULTS}/models/{{dataset}}/{{encoder}}-{{attention}}/seed{{seed}}"
+ANALYSIS = f"{RESULTS}/analyses/{{dataset}}/{{encoder}}-{{attention}}/seed{{seed}}"
+WP_DATASET = f"{RESULTS}/wp/{{dataset}}"
+WP_RUN = f"{WP_DATASET}/{{variant}}/seed{{seed}}"
+WP_ADVERSARY = f"{WP_DATASET}/adversarial/seed{{seed}}/lambda{{lam}}"
+AZ_RUN = f"{RESULTS}/az/{{dataset}}/seed{{seed}}"
+TABLES = f"{RESULTS}/tables/{{paper}}"
+FIGURES = f"{RESULTS}/figures/{{paper}}"
+
+# --- file sets (name -> file name inside a folder) ---
+PREPROCESSED_FILES = {"instances": "instances.parquet", "meta": "meta.json"}
+RUN_FILES = {"model": "model.pt", "metrics": "metrics.json", "history": "train_log.csv", "config": "config.yaml"}
+DONOR_FILES = {f"{split}_{kind}": f"{split}_{kind}.parquet" for split in SPLITS for kind in ("predictions", "attention")}
+ANALYSIS_FILES = {
+    "importance": "importance.parquet",
+    "kendall": "kendall.parquet",
+    "kendall_summary": "kendall_summary.csv",
+    "permutation": "permutation.parquet",
+    "adversary": "adversary.parquet",
+    "rationale": "rationale_recovery.csv",
+    "config": "analysis_config.yaml",
+}
+AZ_FILES = {
+    "relevance": "relevance.parquet",
+    "correlations": "correlations.parquet",
+    "summary": "correlation_summary.csv",
+    "recovery": "subject_recovery.csv",
+}
+
+
+def in_folder(folder: str, names: Mapping[str, str]) -> dict[str, str]:
+    """`{name: folder/file}` for a file set."""
+    return {key: f"{folder}/{name}" for key, name in names.items()}
+
+
+def lambda_label(value: float | str) -> str:
+    """How a W&P lambda appears in paths: the shortest float form (0.001, 1, 10)."""
+    return value if isinstance(value, str) and value.startswith("{") else f"{float(value):g}"
+
+
+def preprocessed_files(dataset: str = "{dataset}") -> dict[str, str]:
+    return in_folder(PREPROCESSED.format(dataset=dataset), PREPROCESSED_FILES)
+
+
+def model_dir(dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}") -> str:
+    return MODEL.format(dataset=dataset, encoder=encoder, attention=attention, seed=seed)
+
+
+def model_files(dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}") -> dict[str, str]:
+    return in_folder(model_dir(dataset, encoder, attention, seed), RUN_FILES)
+
+
+def analysis_files(dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}") -> dict[str, str]:
+    folder = ANALYSIS.format(dataset=dataset, encoder=encoder, attention=attention, seed=seed)
+    return in_folder(folder, ANALYSIS_FILES)
+
+
+def wp_run_dir(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=None) -> str:
+    """One W&P run; the model-consistent adversary (variant "adversarial") also has a lambda."""
+    if variant == "adversarial" or lam is not None:
+        return WP_ADVERSARY.format(dataset=dataset, seed=seed, lam=lambda_label("{lam}" if lam is None else lam))
+    return WP_RUN.format(dataset=dataset, variant=variant, seed=seed)
+
+
+def wp_run_files(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=None) -> dict[str, str]:
+    """A W&P run's files: the run files plus its stored predictions and attention per split (donor files)."""
+    return in_folder(wp_run_dir(dataset, variant, seed, lam), {**RUN_FILES, **DONOR_FILES})
+
+
+def wp_dataset_file(name: str, dataset: str = "{dataset}") -> str:
+    """Per-dataset W&P files (seed_variance.parquet, adv_variance.parquet)."""
+    return f"{WP_DATASET.format(dataset=dataset)}/{name}"
+
+
+def az_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    return in_folder(AZ_RUN.format(dataset=dataset, seed=seed), AZ_FILES)
+
+
+def table_files(paper: str, stem: str) -> dict[str, str]:
+    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex}`."""
+    return {fmt: f"{TABLES.format(paper=paper)}/{stem}.{fmt}" for fmt in TABLE_FORMATS}
+
+
+def figure_files(paper: str, stem: str) -> dict[str, str]:
+    """One figure in every format: `results/figures/{paper}/{stem}.{png,pdf}`."""
+    return {fmt: f"{FIGURES.format(paper=paper)}/{stem}.{fmt}" for fmt in FIGURE_FORMATS}
+
+
+def log(stage: str, name: str) -> str:
+    return f"{LOGS}/{stage}/{name}.log"
