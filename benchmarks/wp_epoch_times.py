@@ -12,7 +12,7 @@ import time
 import pandas as pd
 import torch
 
-from attnexp.analyses.jw.run import AnalysisSettings, adversary_table
+from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.runs import _model

@@ -230,7 +230,7 @@ def run_jw_adversary(
 ) -> pd.DataFrame:
     """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `runs` times with
     different starts; the analyses contract's adversary.parquet columns plus `run`."""
-    from attnexp.analyses.jw.run import AnalysisSettings, adversary_table
+    from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
     from attnexp.models.classifier import load_model
 
     torch.set_num_threads(threads)
