@@ -22,7 +22,7 @@ from attnexp.analyses.jw.importance import gradient_importance, integrated_gradi
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
 from attnexp.data.batching import collate, sequential_batches
 from attnexp.data.preprocess import load_preprocessed, split_frame
-from attnexp.models.classifier import load_model
+from attnexp.models.checkpoint import load_model
 
 
 def timed(function) -> float:

@@ -16,7 +16,7 @@ import yaml
 from attnexp.data.preprocess import preprocess
 from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.synthetic import generate
-from attnexp.models.train import TrainSettings, build_model, train
+from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, TrainSettings, build_model, fit
 
 REPO = Path(__file__).resolve().parents[1]
 RAW_FILES = {"sentiment": ["data.csv"], "nli": [f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")]}
@@ -47,12 +47,16 @@ def main() -> None:
                 for attention in args.attentions:
                     model = build_model(meta, encoder, attention, spec.embedding_dim, spec.hidden_size, seed=0)
                     start = time.perf_counter()
-                    train(
-                        model,
-                        instances,
-                        TrainSettings(epochs=args.epochs, batch_size=spec.batch_size, seed=0),
-                        progress=lambda _: None,
+                    settings = TrainSettings(
+                        epochs=args.epochs,
+                        batch_size=spec.batch_size,
+                        seed=0,
+                        select_on="dev",
+                        deterministic=True,
+                        learning_rate=JW_LEARNING_RATE,
+                        weight_decay=JW_WEIGHT_DECAY,
                     )
+                    fit(model, instances, settings, progress=lambda _: None)
                     per_epoch = (time.perf_counter() - start) / args.epochs
                     print(
                         f"{name:<14} {encoder + '-' + attention:<14} {n_train:>8} {meta['mean_length']:>8.1f} {per_epoch:>8.2f}"

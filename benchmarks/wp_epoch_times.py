@@ -18,7 +18,7 @@ from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outpu
 from attnexp.analyses.wp.runs import _model
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.train import TrainSettings, train
+from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit
 
 
 def timed(function) -> float:
@@ -38,8 +38,19 @@ def main() -> None:
     instances, meta = load_preprocessed(args.preprocessed)
     spec = get_dataset(meta["dataset"])
     hp = {"batch_size": spec.batch_size, "embedding_dim": spec.embedding_dim, "hidden_size": spec.hidden_size}
-    settings = TrainSettings(epochs=1, batch_size=spec.batch_size, seed=10, first_epoch_eligible=True)
+    settings = TrainSettings(
+        epochs=1,
+        batch_size=spec.batch_size,
+        seed=10,
+        select_on="dev",
+        deterministic=True,
+        learning_rate=JW_LEARNING_RATE,
+        weight_decay=JW_WEIGHT_DECAY,
+    )
     quiet = lambda _: None  # noqa: E731
+    train = lambda model, instances, settings, progress: fit(  # noqa: E731
+        model, instances, settings, Classification(first_epoch_eligible=True), progress
+    )
 
     base = _model(meta, "lstm", "tanh", hp, {})
     seconds = {"base": timed(lambda: train(base, instances, settings, quiet))}

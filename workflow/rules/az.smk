@@ -2,9 +2,6 @@
 # blank-out and input gradients (Spearman per example), and subject recovery on agreement data.
 
 
-ruleorder: train_transformer > train
-
-
 rule synthesize_agreement:
     output:
         "results/raw/synthetic/agreement/data.csv",
@@ -38,32 +35,6 @@ rule linzen_agreement:
         seed=config["az"]["sample_seed"],
     script:
         "../scripts/az_linzen.py"
-
-
-rule train_transformer:
-    input:
-        instances="results/preprocessed/{dataset}/instances.parquet",
-        meta="results/preprocessed/{dataset}/meta.json",
-    output:
-        model="results/models/{dataset}/transformer-self/seed{seed}/model.pt",
-        metrics="results/models/{dataset}/transformer-self/seed{seed}/metrics.json",
-        history="results/models/{dataset}/transformer-self/seed{seed}/train_log.csv",
-        config="results/models/{dataset}/transformer-self/seed{seed}/config.yaml",
-    log:
-        "logs/train/{dataset}/transformer-self/seed{seed}.log",
-    conda:
-        "../envs/attnexp.yaml"
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=120,
-    params:
-        model_options=config["az"]["model"],
-        train_options=config["az"]["train"],
-        select_on=config["model_selection"]["split"],
-        deterministic=config["seeding"]["deterministic"],
-    script:
-        "../scripts/az_train.py"
 
 
 rule az_analyse:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
+from attnexp import paths
 from attnexp.config import ConfigError, validate_config
 from attnexp.datasets import DATASETS, get_dataset
 

@@ -1,17 +1,21 @@
-# One model per dataset x encoder x attention x seed (J&W §4-5).
+# One model per dataset x encoder x attention x seed (J&W §4-5), and the A&Z Transformer; both write the
+# run files of attnexp.paths.RUN_FILES and are told apart by their encoder wildcard.
+from attnexp.models.attention import ATTENTIONS as JW_ATTENTIONS
+from attnexp.models.encoders import ENCODERS as JW_ENCODERS
+from attnexp.models.transformer import ATTENTION as TRANSFORMER_ATTENTION
+from attnexp.models.transformer import ENCODER as TRANSFORMER_ENCODER
 
 
 rule train:
     input:
-        instances="results/preprocessed/{dataset}/instances.parquet",
-        meta="results/preprocessed/{dataset}/meta.json",
+        **paths.preprocessed_files(),
     output:
-        model="results/models/{dataset}/{encoder}-{attention}/seed{seed}/model.pt",
-        metrics="results/models/{dataset}/{encoder}-{attention}/seed{seed}/metrics.json",
-        history="results/models/{dataset}/{encoder}-{attention}/seed{seed}/train_log.csv",
-        config="results/models/{dataset}/{encoder}-{attention}/seed{seed}/config.yaml",
+        **paths.model_files(),
     log:
-        "logs/train/{dataset}/{encoder}-{attention}/seed{seed}.log",
+        paths.log("train", "{dataset}/{encoder}-{attention}/seed{seed}"),
+    wildcard_constraints:
+        encoder="|".join(JW_ENCODERS),
+        attention="|".join(JW_ATTENTIONS),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
@@ -21,9 +25,36 @@ rule train:
         gpu=0,  # attnexp.models.train runs on CPU; profiles/slurm shows how to request a GPU
     params:
         hyperparameters=get_hyperparameters,
-        select_on=config["model_selection"]["split"],
         model_options=config["model"],
-        deterministic=config["seeding"]["deterministic"],
         embeddings=get_embeddings,
+        # read through TrainSettings.from_config; listed so that changing them reruns the job
+        select_on=config["model_selection"]["split"],
+        deterministic=config["seeding"]["deterministic"],
     script:
         "../scripts/train.py"
+
+
+rule train_transformer:
+    input:
+        **paths.preprocessed_files(),
+    output:
+        **paths.model_files(),
+    log:
+        paths.log("train", "{dataset}/{encoder}-{attention}/seed{seed}"),
+    wildcard_constraints:
+        encoder=TRANSFORMER_ENCODER,
+        attention=TRANSFORMER_ATTENTION,
+    conda:
+        "../envs/attnexp.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=120,
+    params:
+        model_options=config["az"]["model"],
+        # read through TrainSettings.from_config; listed so that changing them reruns the job
+        train_options=config["az"]["train"],
+        select_on=config["model_selection"]["split"],
+        deterministic=config["seeding"]["deterministic"],
+    script:
+        "../scripts/az_train.py"

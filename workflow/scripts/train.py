@@ -1,20 +1,19 @@
-from pathlib import Path
-
-from attnexp.models.train import run_training
+from attnexp.models.train import TrainSettings, run_training
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_training(
-        Path(snakemake.input.instances).parent,
-        snakemake.wildcards.dataset,
-        snakemake.wildcards.encoder,
-        snakemake.wildcards.attention,
-        int(snakemake.wildcards.seed),
-        dict(snakemake.params.hyperparameters),
-        snakemake.params.select_on,
-        dict(snakemake.params.model_options),
-        snakemake.params.deterministic,
-        dict(snakemake.output.items()),
-        snakemake.threads,
-        dict(snakemake.params.embeddings),
+        instances=snakemake.input.instances,
+        meta=snakemake.input.meta,
+        dataset=snakemake.wildcards.dataset,
+        encoder=snakemake.wildcards.encoder,
+        attention=snakemake.wildcards.attention,
+        hyperparameters=dict(snakemake.params.hyperparameters),
+        model_options=dict(snakemake.params.model_options),
+        embeddings=dict(snakemake.params.embeddings),
+        settings=TrainSettings.from_config(
+            snakemake.config, seed=int(snakemake.wildcards.seed), hyperparameters=snakemake.params.hyperparameters
+        ),
+        outputs=dict(snakemake.output.items()),
+        threads=snakemake.threads,
     )

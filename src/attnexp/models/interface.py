@@ -2,8 +2,8 @@
 
 The split lets an analysis hold the encoded states fixed and swap the attention (permutation, adversary),
 or feed its own embeddings (gradients, integrated gradients). The J&W attention classifier
-(`models.classifier`) and the Transformer (`models.transformer`) both satisfy it; analyses type-hint
-`AttentionModel`, never a concrete class.
+(`models.classifier`) and the Transformer (`models.transformer`) both satisfy it, sharing the classifier
+head of `models.head`; analyses type-hint `AttentionModel`, never a concrete class.
 """
 
 from typing import Any, Protocol, runtime_checkable
@@ -24,6 +24,10 @@ class AttentionModel(Protocol):
     @property
     def feature_size(self) -> int:
         """Width of one encoded token state (what attention averages over); analyses size memory chunks by it."""
+
+    @property
+    def embedding_size(self) -> int:
+        """Width of one input embedding (`embed`'s last dimension); gradient analyses size chunks by it."""
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """Input embeddings [B, L, E] of token ids [B, L]."""

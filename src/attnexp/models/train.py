@@ -1,41 +1,163 @@
-"""Training and model selection (J&W §5): weighted BCE summed over the batch with three Adams (BC),
-mean cross-entropy with one Adam (QA/NLI), length-noise batching, selection on dev after each epoch."""
+"""Training and model selection: ONE loop, `fit`, for every model of the project.
+
+`fit` trains on the train split in J&W's length-noise batches (§5) with Adam (one per parameter group for
+BC), asks an objective for each batch's loss and each epoch's selection score, keeps the best epoch's
+weights and reports test metrics. The objectives:
+  - `Classification` (J&W §5): class-weighted BCE summed over the batch (BC) or mean cross-entropy (QA/NLI);
+    keep the epoch with the best ROC-AUC (BC) or accuracy (QA/NLI) on `select_on`: never epoch 0 (J&W),
+    from the first epoch on for W&P runs (`first_epoch_eligible`); no epoch kept: keep the last;
+  - W&P's model-consistent adversary (`analyses.wp.consistent_adversary`): TVD - lambda KL, the lower
+    mean training objective wins, early stopping after `patience` epochs without improvement.
+`run_training` (J&W grid cell) and `run_transformer_training` (A&Z) train one model and write its run files.
+"""
 
 import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar, Protocol
 
 import numpy as np
 import pandas as pd
 import torch
 from torch import nn
 
-from attnexp.data.batching import collate, length_noise_batches, sequential_batches
+from attnexp.data.batching import Batch, collate, length_noise_batches, sequential_batches
 from attnexp.data.preprocess import positive_class_weight, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.models.interface import AttentionModel
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.seeding import seed_everything
+
+# J&W §5: Adam (amsgrad), learning rate 1e-3, weight decay 1e-5 (none on the attention); not configurable
+JW_LEARNING_RATE = 1e-3
+JW_WEIGHT_DECAY = 1e-5
+PAPERS = ("jw", "wp", "az")
 
 
 @dataclass(frozen=True)
 class TrainSettings:
+    """How one model is trained. J&W and W&P runs take `epochs` and `batch_size` from the dataset (registry
+    values, overridden under `hyperparameters.<dataset>`), the Transformer from `az.train`; `select_on` is
+    `model_selection.split` (W&P: `wp.select_on`), `deterministic` is `seeding.deterministic`."""
+
+    CONFIG_KEY: ClassVar[str] = "hyperparameters"
     epochs: int
     batch_size: int
     seed: int
-    select_on: str = "dev"  # quirk: "test" (the paper-era runs)
-    learning_rate: float = 1e-3
-    weight_decay: float = 1e-5
-    deterministic: bool = True
-    first_epoch_eligible: bool = False  # W&P select from the first epoch on; J&W never keep epoch 0
+    select_on: str  # "dev"; quirk "test" (the paper-era runs)
+    deterministic: bool
+    learning_rate: float
+    weight_decay: float
+
+    @classmethod
+    def from_config(cls, config: dict, *, seed: int, hyperparameters: dict | None = None, paper: str = "jw") -> "TrainSettings":
+        """The settings of one `paper` ("jw", "wp", "az") run from the validated config; J&W and W&P runs
+        need the dataset's resolved `hyperparameters` (epochs, batch_size, ...)."""
+        if paper not in PAPERS:
+            raise ValueError(f"unknown paper {paper!r}; choose one of {PAPERS}")
+        common = {"seed": seed, "deterministic": config["seeding"]["deterministic"]}
+        if paper == "az":
+            train = config["az"]["train"]
+            return cls(
+                epochs=train["epochs"],
+                batch_size=train["batch_size"],
+                select_on=config["model_selection"]["split"],
+                learning_rate=train["learning_rate"],
+                weight_decay=0.0,
+                **common,
+            )
+        if hyperparameters is None:
+            raise ValueError(f"{paper} runs are trained with the dataset's hyperparameters (epochs, batch_size)")
+        return cls(
+            epochs=hyperparameters["epochs"],
+            batch_size=hyperparameters["batch_size"],
+            select_on=config["wp"]["select_on"] if paper == "wp" else config["model_selection"]["split"],
+            learning_rate=JW_LEARNING_RATE,
+            weight_decay=JW_WEIGHT_DECAY,
+            **common,
+        )
 
 
 @dataclass
 class TrainResult:
-    model: AttentionClassifier
+    model: AttentionModel
     history: pd.DataFrame  # one row per epoch
     best_epoch: int
     test_metrics: dict
+
+
+class Objective(Protocol):
+    """What `fit` minimises and how it picks the epoch to keep. `start` prepares one run (it may keep
+    state: an objective object serves one `fit` at a time)."""
+
+    first_epoch_eligible: bool  # may epoch 0 be kept
+    patience: int | None  # stop after this many epochs without a kept one; None: run every epoch
+    initial_best: float  # the score an epoch must improve on to be kept
+    finite_loss: bool  # a non-finite batch loss is an error (FloatingPointError) rather than trained on
+    name: str  # what the error calls the loss
+
+    def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings) -> None:
+        """Prepare for a run (selection rows, class weights) before the optimisers are built."""
+
+    def loss(self, model: AttentionModel, batch: Batch) -> torch.Tensor:
+        """The scalar loss of one training batch (model in train mode)."""
+
+    def evaluate(self, model: AttentionModel, train_loss: float) -> tuple[float, dict]:
+        """After an epoch: (selection score, the epoch's columns of the training log)."""
+
+    def improves(self, score: float, best: float) -> bool:
+        """Whether `score` beats the best kept so far."""
+
+    def describe(self, columns: dict) -> str:
+        """The epoch's progress line (after "epoch e/E: ")."""
+
+
+class Classification:
+    """J&W §5: weighted BCE summed over the batch (BC, pos_weight = N / positives - 1) or mean cross-entropy
+    (QA/NLI); keep the epoch with the best ROC-AUC (BC) or accuracy (QA/NLI) on `settings.select_on`.
+    J&W never keep epoch 0; W&P runs may (`first_epoch_eligible`)."""
+
+    patience = None
+    initial_best = 0.0
+    finite_loss = False
+    name = "classification"
+
+    def __init__(self, first_epoch_eligible: bool = False):
+        self.first_epoch_eligible = first_epoch_eligible
+
+    def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings) -> None:
+        self.task, self.select_on = model.config.task, settings.select_on
+        self.select_rows = split_frame(instances, settings.select_on)
+        self.pos_weight = positive_class_weight(train_rows["label"].to_numpy()) if self.task == "bc" else None
+        self.cross_entropy = nn.CrossEntropyLoss()
+
+    def loss(self, model: AttentionModel, batch: Batch) -> torch.Tensor:
+        logits = model(batch).logits
+        if self.task == "bc":
+            target = batch.labels.float()
+            weight = torch.where(batch.labels == 1, self.pos_weight, 1.0)
+            return nn.functional.binary_cross_entropy_with_logits(logits, target, weight=weight, reduction="sum")
+        return self.cross_entropy(logits, batch.labels)
+
+    def evaluate(self, model: AttentionModel, train_loss: float) -> tuple[float, dict]:
+        labels = self.select_rows["label"].to_numpy()
+        score = selection_metric(
+            self.task, classification_metrics(self.task, labels, predict_distribution(model, self.select_rows))
+        )
+        return score, {"train_loss": train_loss, f"{self.select_on}_{self._metric[0]}": score}
+
+    @staticmethod
+    def improves(score: float, best: float) -> bool:
+        return score > best
+
+    def describe(self, columns: dict) -> str:
+        name, label = self._metric
+        return f"loss {columns['train_loss']:.3f}, {self.select_on} {label} {columns[f'{self.select_on}_{name}']:.4f}"
+
+    @property
+    def _metric(self) -> tuple[str, str]:
+        return ("roc_auc", "ROC-AUC") if self.task == "bc" else ("accuracy", "accuracy")
 
 
 def build_model(
@@ -87,14 +209,15 @@ def model_from_options(
 
 
 @torch.no_grad()
-def predict_distribution(model: AttentionClassifier, rows: pd.DataFrame, batch_size: int = 128) -> np.ndarray:
+def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: int = 128) -> np.ndarray:
     """Output distributions [N, C] for the rows, in their order."""
     model.eval()
     parts = [model.distribution(model(b).logits) for b in sequential_batches(rows, batch_size)]
     return torch.cat(parts).numpy() if parts else np.zeros((0, model.config.n_classes))
 
 
-def _optimizers(model: AttentionClassifier, settings: TrainSettings) -> list[torch.optim.Optimizer]:
+def _optimizers(model: AttentionModel, settings: TrainSettings) -> list[torch.optim.Optimizer]:
+    """One Adam (QA/NLI) or one per parameter group (BC: encoder, decoder, attention without weight decay)."""
     adam = lambda params, wd: torch.optim.Adam(params, lr=settings.learning_rate, weight_decay=wd, amsgrad=True)  # noqa: E731
     if not model.is_binary:
         return [adam(model.parameters(), settings.weight_decay)]
@@ -105,95 +228,97 @@ def _optimizers(model: AttentionClassifier, settings: TrainSettings) -> list[tor
     return optimizers
 
 
-def train(
-    model: AttentionClassifier, instances: pd.DataFrame, settings: TrainSettings, progress: Callable[[str], None] = print
+def fit(
+    model: AttentionModel,
+    instances: pd.DataFrame,
+    settings: TrainSettings,
+    objective: Objective | None = None,
+    progress: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train on the train split, keep the epoch with the best selection metric (J&W: never epoch 0)."""
+    """Train on the train split for `settings.epochs` epochs (fewer if the objective's patience runs out),
+    keep the best eligible epoch's weights (none kept: the last epoch's) and score them on the test split.
+    The default objective is J&W's (`Classification()`)."""
+    objective = Classification() if objective is None else objective
     seed_everything(settings.seed, settings.deterministic)
     rng = np.random.default_rng(settings.seed)
-    task = model.config.task
-    train_rows, select_rows, test_rows = (split_frame(instances, s) for s in ("train", settings.select_on, "test"))
-    labels = train_rows["label"].to_numpy()
-    pos_weight = positive_class_weight(labels) if task == "bc" else None
+    train_rows, test_rows = split_frame(instances, "train"), split_frame(instances, "test")
+    objective.start(model, instances, train_rows, settings)
     optimizers = _optimizers(model, settings)
-    cross_entropy = nn.CrossEntropyLoss()
 
-    history, best_score, best_state, best_epoch = [], 0.0, None, -1
+    history, best, best_state, best_epoch, stale = [], objective.initial_best, None, -1, 0
     for epoch in range(settings.epochs):
         start = time.perf_counter()
         model.train()
         total_loss = 0.0
         for index in length_noise_batches(train_rows["length"].to_numpy(), settings.batch_size, rng):
-            batch = collate(train_rows.iloc[index])
-            logits = model(batch).logits
-            if task == "bc":
-                target = batch.labels.float()
-                weight = torch.where(batch.labels == 1, pos_weight, 1.0)
-                loss = nn.functional.binary_cross_entropy_with_logits(logits, target, weight=weight, reduction="sum")
-            else:
-                loss = cross_entropy(logits, batch.labels)
+            loss = objective.loss(model, collate(train_rows.iloc[index]))
+            if objective.finite_loss and not torch.isfinite(loss):
+                raise FloatingPointError(f"{objective.name} loss is not finite in epoch {epoch + 1}")
             for opt in optimizers:
                 opt.zero_grad()
             loss.backward()
             for opt in optimizers:
                 opt.step()
             total_loss += loss.item()
-        metrics = classification_metrics(task, select_rows["label"].to_numpy(), predict_distribution(model, select_rows))
-        score = selection_metric(task, metrics)
-        kept = (epoch > 0 or settings.first_epoch_eligible) and score > best_score
+        score, columns = objective.evaluate(model, total_loss)
+        kept = (epoch > 0 or objective.first_epoch_eligible) and objective.improves(score, best)
         if kept:
-            best_score, best_state, best_epoch = score, copy.deepcopy(model.state_dict()), epoch
+            best, best_state, best_epoch, stale = score, copy.deepcopy(model.state_dict()), epoch, 0
+        else:
+            stale += 1
         seconds = time.perf_counter() - start
-        history.append(
-            {
-                "epoch": epoch,
-                "train_loss": total_loss,
-                f"{settings.select_on}_{'roc_auc' if task == 'bc' else 'accuracy'}": score,
-                "kept": kept,
-                "seconds": seconds,
-            }
-        )
-        progress(
-            f"epoch {epoch + 1}/{settings.epochs}: loss {total_loss:.3f}, {settings.select_on} "
-            f"{'ROC-AUC' if task == 'bc' else 'accuracy'} {score:.4f}{' (kept)' if kept else ''}, {seconds:.1f}s"
-        )
+        history.append({"epoch": epoch, **columns, "kept": kept, "seconds": seconds})
+        progress(f"epoch {epoch + 1}/{settings.epochs}: {objective.describe(columns)}{' (kept)' if kept else ''}, {seconds:.1f}s")
+        if objective.patience is not None and stale >= objective.patience:
+            progress(f"stopping: {objective.patience} epochs without improvement")
+            break
     if best_state is None:
-        progress("no epoch after the first improved the selection metric; keeping the last epoch's weights")
-        best_epoch = settings.epochs - 1
+        progress("no eligible epoch improved the selection score; keeping the last epoch's weights")
+        best_epoch = len(history) - 1
     else:
         model.load_state_dict(best_state)
     model.eval()
-    test_metrics = classification_metrics(task, test_rows["label"].to_numpy(), predict_distribution(model, test_rows))
+    test_metrics = classification_metrics(
+        model.config.task, test_rows["label"].to_numpy(), predict_distribution(model, test_rows)
+    )
     test_metrics["best_epoch"] = best_epoch
+    if objective.patience is not None:
+        test_metrics["epochs_run"] = len(history)
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
 
 
+def read_preprocessed(instances, meta) -> tuple[pd.DataFrame, dict]:
+    """The preprocessed instances and their meta from the two files (`paths.preprocessed_files`)."""
+    from attnexp.io import read_json
+
+    return pd.read_parquet(instances), read_json(meta)
+
+
 def run_training(
-    instances_dir,
+    *,
+    instances,
+    meta,
     dataset: str,
     encoder: str,
     attention: str,
-    seed: int,
     hyperparameters: dict,
-    select_on: str,
     model_options: dict,
-    deterministic: bool,
+    settings: TrainSettings,
     outputs: dict,
-    threads: int = 1,
     embeddings: dict | None = None,
+    threads: int = 1,
 ) -> dict:
-    """Train one grid cell and write model, metrics, per-epoch log and the full run config.
+    """Train one J&W grid cell (seed `settings.seed`) and write its run files (`paths.RUN_FILES`).
 
     `embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
     embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used
     pretrained vectors is flagged non-comparable.
     """
-    from attnexp.data.preprocess import load_preprocessed
-    from attnexp.io import write_csv, write_json, write_yaml
-    from attnexp.models.classifier import save_model
+    from attnexp.models.checkpoint import write_run
 
     torch.set_num_threads(threads)
-    instances, meta = load_preprocessed(instances_dir)
+    seed = settings.seed
+    instances, meta = read_preprocessed(instances, meta)
     source, vectors = "random", None
     if embeddings and embeddings.get("path"):
         from attnexp.data.embeddings import load_word_vectors
@@ -205,33 +330,57 @@ def run_training(
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
     model = model_from_options(meta, encoder, attention, hyperparameters, model_options, seed, embeddings=vectors)
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
-    settings = TrainSettings(
-        epochs=hyperparameters["epochs"],
-        batch_size=hyperparameters["batch_size"],
-        seed=seed,
-        select_on=select_on,
-        deterministic=deterministic,
-    )
     print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = train(model, instances, settings)
+    result = fit(model, instances, settings)
     run_config = {
         "dataset": dataset,
         "encoder": encoder,
         "attention": attention,
         "seed": seed,
         "hyperparameters": hyperparameters,
-        "model_selection": {"split": select_on},
+        "model_selection": {"split": settings.select_on},
         "model": model_options,
-        "seeding": {"deterministic": deterministic},
+        "seeding": {"deterministic": settings.deterministic},
         "preprocessing": meta["options"],
         "embeddings": source,
         "comparable": comparable,
     }
-    save_model(result.model, outputs["model"], extra={"run_config": run_config})
-    write_csv(outputs["history"], result.history)
-    write_yaml(outputs["config"], run_config)
-    write_json(
-        outputs["metrics"], {**result.test_metrics, "dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed}
-    )
+    identity = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed}
+    write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
+    print(f"test metrics: {result.test_metrics}")
+    return result.test_metrics
+
+
+def run_transformer_training(
+    *, instances, meta, dataset: str, model_options: dict, settings: TrainSettings, outputs: dict, threads: int = 1
+) -> dict:
+    """Train the A&Z Transformer (`az.model` options, seed `settings.seed`) on one dataset and write the same
+    run files as `run_training`."""
+    from attnexp.models.checkpoint import write_run
+    from attnexp.models.transformer import ATTENTION, ENCODER, build_transformer
+
+    torch.set_num_threads(threads)
+    seed = settings.seed
+    instances, meta = read_preprocessed(instances, meta)
+    longest = int(instances["tokens"].map(len).max())
+    seed_everything(seed, settings.deterministic)  # before the weights are initialised
+    model = build_transformer(meta, **{**model_options, "max_length": max(model_options.get("max_length", 128), longest)})
+    print(f"training {dataset} transformer seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
+    result = fit(model, instances, settings)
+    train_options = {"epochs": settings.epochs, "batch_size": settings.batch_size, "learning_rate": settings.learning_rate}
+    run_config = {
+        "dataset": dataset,
+        "encoder": ENCODER,
+        "attention": ATTENTION,
+        "seed": seed,
+        "az": {"model": model_options, "train": train_options},
+        "model_selection": {"split": settings.select_on},
+        "seeding": {"deterministic": settings.deterministic},
+        "preprocessing": meta["options"],
+        "embeddings": "random",
+        "comparable": meta["comparable"],
+    }
+    identity = {"dataset": dataset, "encoder": ENCODER, "attention": ATTENTION, "seed": seed}
+    write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics

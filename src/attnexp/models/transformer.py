@@ -1,23 +1,25 @@
-"""A GPT-2-style Transformer encoder classifier (A&Z §2.1) with the AttentionClassifier interface.
+"""A GPT-2-style Transformer encoder classifier (A&Z §2.1); an `AttentionModel` like the J&W classifier.
 
 Pre-LayerNorm blocks without a causal mask, learned positions, a final LayerNorm and a classifier on
 the [CLS] position (our [SOS] at position 0). Every layer's per-head attention is exposed by
 `attention_maps`. So that the J&W analyses can swap the model's attention exactly, the last layer's
 [CLS] query uses one distribution over real tokens, the average of its heads: the classifier then
 depends on the last layer's attention only through that [B, L] vector (`attend`), and `decode`
-recomputes the [CLS] output for any other attention, like `AttentionClassifier.decode`.
+recomputes the [CLS] output for any other attention, like `AttentionClassifier.decode`. The output
+layer, `distribution` and `predict` are the shared head (`models.head`).
 """
 
 import math
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import torch
 from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
-from attnexp.models.classifier import AttentionClassifier, Encoded, Output, output_logits
+from attnexp.models.head import ClassifierHead, Encoded
+
+ENCODER, ATTENTION = "transformer", "self"  # how Transformer runs are named (results/models/.../transformer-self/)
 
 
 @dataclass(frozen=True)
@@ -25,18 +27,13 @@ class TransformerConfig:
     vocab_size: int
     n_classes: int
     task: str  # "bc", "qa" or "nli"
-    encoder: str = "transformer"
-    attention: str = "self"
+    encoder: str = ENCODER
+    attention: str = ATTENTION
     n_layers: int = 6
     n_heads: int = 8
     width: int = 128
     dropout: float = 0.1
     max_length: int = 512
-
-    @property
-    def embedding_dim(self) -> int:
-        """The J&W analyses size their chunks from this (AttentionClassifier's config field)."""
-        return self.width
 
 
 @dataclass
@@ -88,7 +85,9 @@ class Block(nn.Module):
         return x + self.mlp(self.ln2(x)), weights
 
 
-class TransformerClassifier(nn.Module):
+class TransformerClassifier(ClassifierHead):
+    checkpoint_kind = "transformer"
+
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.config = config
@@ -98,14 +97,10 @@ class TransformerClassifier(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(Block(d, config.n_heads, config.dropout) for _ in range(config.n_layers))
         self.ln_f = nn.LayerNorm(d)
-        if self.is_binary:
-            self.output = nn.Linear(d, 1)
-        else:
+        if not self.is_binary:
             self.question_embedding = nn.Embedding(config.vocab_size, d, padding_idx=0)
             self.question_projection = nn.Linear(d, d)
-            self.context_projection = nn.Linear(d, d // 2)
-            self.query_projection = nn.Linear(d, d // 2)
-            self.output = nn.Linear(d // 2, config.n_classes)
+        self.build_head(d)
         self.apply(self._init_weights)
 
     @staticmethod
@@ -116,16 +111,13 @@ class TransformerClassifier(nn.Module):
             nn.init.zeros_(module.bias)
 
     @property
-    def is_binary(self) -> bool:
-        return self.config.task == "bc"
+    def feature_size(self) -> int:
+        """Width of one token state: the model width."""
+        return self.config.width
 
     @property
-    def encoder(self) -> SimpleNamespace:
-        """`output_size`, as AttentionClassifier.encoder has: the J&W analyses size their chunks from it."""
-        return SimpleNamespace(output_size=self.config.width)
-
-    distribution = AttentionClassifier.distribution
-    predict = AttentionClassifier.predict
+    def embedding_size(self) -> int:
+        return self.config.width
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """Input of the first block: token + position embeddings (A&Z's e_j)."""
@@ -177,20 +169,15 @@ class TransformerClassifier(nn.Module):
             context, cls = torch.einsum("bkl,bld->bkd", attention, encoded.hidden), encoded.cls_input[:, None, :]
         y = cls + last.dropout(context + last.attn.proj.bias)
         z = self.ln_f(y + last.mlp(last.ln2(y)))
-        return output_logits(self, z, encoded.question, batch, several=attention.dim() == 3)
-
-    def forward(self, batch: Batch) -> Output:
-        encoded = self.encode(batch)
-        attention = self.attend(encoded, batch)
-        return Output(self.decode(encoded, attention, batch), attention, encoded)
+        return self.output_logits(z, encoded.question, batch, several=attention.dim() == 3)
 
     def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""
         return self.encode(batch, embedded).maps
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
-        decoder_modules = [self.output] + ([self.context_projection, self.query_projection] if not self.is_binary else [])
-        decoder = [p for m in decoder_modules for p in m.parameters()]
+        """No attention parameters of its own: the encoder gets everything below the head."""
+        decoder = self.head_parameters()
         ids = {id(p) for p in decoder}
         return {"encoder": [p for p in self.parameters() if id(p) not in ids], "attention": [], "decoder": decoder}
 

@@ -13,7 +13,7 @@ from attnexp.analyses.az.rollout import head_average, raw_relevance, residual_au
 from attnexp.analyses.correlation import spearman_ragged, spearman_rows
 from attnexp.data.batching import collate
 from attnexp.datasets.generated.agreement import CLASSES, NOUNS, PLACES, agreement_frame, plural, read_linzen_tsv
-from attnexp.models.classifier import load_model, save_model
+from attnexp.models.checkpoint import load_model, save_model
 from attnexp.models.transformer import build_transformer
 
 torch.set_num_threads(1)
@@ -207,7 +207,8 @@ def test_linzen_reader_cuts_before_the_verb(tmp_path):
 
 @pytest.mark.parametrize("task", ["bc", "qa"])
 def test_transformer_trains_with_the_shared_training_loop(task):
-    from attnexp.models.train import TrainSettings, train
+    from attnexp.models.train import fit
+    from tests.factories import train_settings
 
     rows = pd.concat(
         [tiny_rows(task, 24, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
@@ -216,7 +217,7 @@ def test_transformer_trains_with_the_shared_training_loop(task):
     rows["instance_id"] = [f"x{i}" for i in range(len(rows))]
     model = tiny_model(task)
     before = {k: v.clone() for k, v in model.state_dict().items()}
-    result = train(model, rows, TrainSettings(epochs=2, batch_size=8, seed=0), progress=lambda _: None)
+    result = fit(model, rows, train_settings(2, 8, seed=0), progress=lambda _: None)
     assert len(result.history) == 2 and 0 <= result.test_metrics["accuracy"] <= 1
     assert any(not torch.equal(before[k], v) for k, v in result.model.state_dict().items())
 
@@ -334,8 +335,9 @@ def test_summary_nan_policy_and_cumulative_quirk():
 
 def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
     """The seed fixes the initial weights too (regression: the model was once built before seeding)."""
-    from attnexp.analyses.az.run import run_transformer_training
     from attnexp.data.preprocess import write_preprocessed
+    from attnexp.models.train import run_transformer_training
+    from tests.factories import train_settings
 
     rows = pd.concat(
         [tiny_rows("bc", 24, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
@@ -353,7 +355,12 @@ def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
         }
         options = {"n_layers": 2, "n_heads": 2, "width": 16, "dropout": 0.1, "max_length": 16}
         run_transformer_training(
-            tmp_path, "tiny", 3, options, {"epochs": 2, "batch_size": 8, "learning_rate": 1e-3}, "dev", True, out
+            instances=tmp_path / "instances.parquet",
+            meta=tmp_path / "meta.json",
+            dataset="tiny",
+            model_options=options,
+            settings=train_settings(2, 8, seed=3, paper="az", learning_rate=1e-3),
+            outputs=out,
         )
         return torch.load(out["model"], weights_only=True)["state_dict"]
 

@@ -9,7 +9,8 @@ from attnexp.analyses.jw.run import run_analyses
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.synthetic import write_planted_sentiment
-from attnexp.models.train import TrainSettings, build_model, train
+from attnexp.models.train import build_model, fit
+from tests.factories import train_settings
 
 torch.set_num_threads(1)
 
@@ -43,8 +44,8 @@ def analysed(tmp_path_factory):
     instances, meta = preprocess(get_dataset("syn_sentiment"), raw)
     write_preprocessed(instances, meta, root / "pre" / "instances.parquet", root / "pre" / "meta.json")
     model = build_model(meta, "lstm", "tanh", embedding_dim=32, hidden_size=32)
-    model = train(model, instances, TrainSettings(epochs=6, batch_size=32, seed=0), progress=lambda _: None).model
-    from attnexp.models.classifier import save_model
+    model = fit(model, instances, train_settings(6, 32, seed=0), progress=lambda _: None).model
+    from attnexp.models.checkpoint import save_model
 
     save_model(model, root / "model.pt")
     outputs = {key: root / "out" / name for key, name in NAMES.items()}

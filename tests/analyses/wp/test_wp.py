@@ -24,7 +24,8 @@ from attnexp.analyses.wp.runs import VARIANTS
 from attnexp.analyses.wp.seed_variance import attention_matrix, seed_variance
 from attnexp.config import ConfigError, validate_config
 from attnexp.data.batching import collate, sequential_batches
-from attnexp.models.train import TrainSettings, build_model, train
+from attnexp.models.train import Classification, build_model, fit
+from tests.factories import train_settings
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[3]
@@ -86,9 +87,7 @@ def test_frozen_guide_attention_equals_its_guide_for_every_instance(tiny):
     table = pd.DataFrame({"instance_id": shuffled, "attention": [guides[i].tolist() for i in shuffled]})
     model = GuidedClassifier(small(meta, "mlp_base").config, load_donor(table, name="test guide"))
     assert model.parameter_groups()["attention"] == []
-    result = train(
-        model, instances, TrainSettings(epochs=1, batch_size=16, seed=0, first_epoch_eligible=True), progress=lambda _: None
-    )
+    result = fit(model, instances, train_settings(1, 16, seed=0), Classification(first_epoch_eligible=True), lambda _: None)
     _, stored = donor_outputs(result.model, instances.sample(frac=1.0, random_state=3))
     for instance_id, weights in zip(stored.instance_id, stored.attention, strict=True):
         np.testing.assert_allclose(weights, guides[instance_id], rtol=1e-6, atol=1e-7)
@@ -116,7 +115,7 @@ def test_strip_zeros_alignment_recovers_weights_by_position_and_breaks_on_underf
 def base_run(tiny):
     instances, meta = tiny
     model = small(meta, "base")
-    train(model, instances, TrainSettings(epochs=2, batch_size=16, seed=10, first_epoch_eligible=True), progress=lambda _: None)
+    fit(model, instances, train_settings(2, 16, seed=10), Classification(first_epoch_eligible=True), lambda _: None)
     predictions, attention = donor_outputs(model, instances)
     return model, predictions, attention
 
@@ -128,7 +127,7 @@ def test_adversarial_loss_decreases_and_divergences_are_per_instance(tiny, base_
     adversary = small(meta, "base")
     objective = AdversaryObjective(lam=0.5, max_epochs=4, patience=4)
     result = train_consistent_adversary(
-        adversary, instances, base, TrainSettings(epochs=1, batch_size=16, seed=10), objective, progress=lambda _: None
+        adversary, instances, base, train_settings(1, 16, seed=10), objective, progress=lambda _: None
     )
     history = result.history
     assert np.isfinite(history[["objective", "tvd", "kl"]].to_numpy()).all()
@@ -252,6 +251,7 @@ def test_wp_base_model_differs_from_jw_lstm_tanh_only_in_selection_and_seed(tiny
     from attnexp.analyses.wp.runs import run_wp_model
     from attnexp.io import write_json, write_parquet
     from attnexp.models.train import run_training
+    from tests.factories import train_settings
 
     instances, meta = tiny
     data = tmp_path / "data"
@@ -259,7 +259,17 @@ def test_wp_base_model_differs_from_jw_lstm_tanh_only_in_selection_and_seed(tiny
     write_json(data / "meta.json", {**meta, "options": {"vocab_fit_on": "train"}, "comparable": False})
     hyperparameters = {"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8}
     jw_out = {k: tmp_path / "jw" / k for k in ("model", "history", "config", "metrics")}
-    run_training(data, "tiny", "lstm", "tanh", 0, hyperparameters, "dev", {}, True, jw_out)
+    run_training(
+        instances=data / "instances.parquet",
+        meta=data / "meta.json",
+        dataset="tiny",
+        encoder="lstm",
+        attention="tanh",
+        hyperparameters=hyperparameters,
+        model_options={},
+        settings=train_settings(1, 32, seed=0),
+        outputs=jw_out,
+    )
     wp = yaml.safe_load((ROOT / "config/config.yaml").read_text())["wp"]
     wp_out = {k: tmp_path / "wp" / k for k in ("model", "history", "config", "metrics")}
     wp_out.update(

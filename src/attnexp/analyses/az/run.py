@@ -18,62 +18,6 @@ METHODS = ("raw", "rollout", "flow")
 IMPORTANCES = ("blankout", "grad", "grad_x_input")
 
 
-def run_transformer_training(
-    instances_dir,
-    dataset: str,
-    seed: int,
-    model_options: dict,
-    train_options: dict,
-    select_on: str,
-    deterministic: bool,
-    outputs: dict,
-    threads: int = 1,
-) -> dict:
-    """Train the Transformer on one dataset and write the same files as `attnexp.train.run_training`."""
-    from attnexp.data.preprocess import load_preprocessed
-    from attnexp.io import write_json, write_yaml
-    from attnexp.models.classifier import save_model
-    from attnexp.models.train import TrainSettings, train
-    from attnexp.models.transformer import build_transformer
-    from attnexp.seeding import seed_everything
-
-    torch.set_num_threads(threads)
-    instances, meta = load_preprocessed(instances_dir)
-    longest = int(instances["tokens"].map(len).max())
-    seed_everything(seed, deterministic)  # before the weights are initialised
-    model = build_transformer(meta, **{**model_options, "max_length": max(model_options.get("max_length", 128), longest)})
-    settings = TrainSettings(
-        epochs=train_options["epochs"],
-        batch_size=train_options["batch_size"],
-        seed=seed,
-        select_on=select_on,
-        learning_rate=train_options["learning_rate"],
-        weight_decay=0.0,
-        deterministic=deterministic,
-    )
-    print(f"training {dataset} transformer seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = train(model, instances, settings)
-    run_config = {
-        "dataset": dataset,
-        "encoder": "transformer",
-        "attention": "self",
-        "seed": seed,
-        "az": {"model": model_options, "train": train_options},
-        "model_selection": {"split": select_on},
-        "seeding": {"deterministic": deterministic},
-        "preprocessing": meta["options"],
-        "embeddings": "random",
-        "comparable": meta["comparable"],
-    }
-    save_model(result.model, outputs["model"], extra={"run_config": run_config})
-    write_csv(outputs["history"], result.history)
-    write_yaml(outputs["config"], run_config)
-    identity = {"dataset": dataset, "encoder": "transformer", "attention": "self", "seed": seed}
-    write_json(outputs["metrics"], {**result.test_metrics, **identity})
-    print(f"test metrics: {result.test_metrics}")
-    return result.test_metrics
-
-
 def relevance_and_importance(model, rows: pd.DataFrame, options: dict, progress=print) -> pd.DataFrame:
     """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
     from attnexp.analyses.az.flow import batch_flow
@@ -242,7 +186,7 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
 def run_az_analysis(model_path, instances_dir, dataset: str, options: dict, outputs: dict, threads: int = 1) -> None:
     """Relevance, importance, correlations and subject recovery for one trained Transformer (test split)."""
     from attnexp.data.preprocess import load_preprocessed, split_frame
-    from attnexp.models.classifier import load_model
+    from attnexp.models.checkpoint import load_model
 
     torch.set_num_threads(threads)
     instances, meta = load_preprocessed(instances_dir)

@@ -61,7 +61,7 @@ def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
 
 def rows_per_chunk(model: AttentionClassifier, width: int, memory_budget_mb: float) -> int:
     """How many sequences of `width` tokens fit the budget (float32 activations, embedding + ~8 hidden widths)."""
-    per_row = 4 * width * (model.config.embedding_dim + 8 * model.encoder.output_size)
+    per_row = 4 * width * (model.embedding_size + 8 * model.feature_size)
     return max(1, int(memory_budget_mb * 2**20 // per_row))
 
 

@@ -39,7 +39,7 @@ def permutation_output_changes(
     output = model(batch)
     original = model.distribution(output.logits)[:, None, :]
     size, n_permutations, width = permutations.shape
-    per_permutation = 4 * size * width * (model.encoder.output_size + 4)
+    per_permutation = 4 * size * width * (model.feature_size + 4)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_permutation))
     changes = []
     for start in range(0, n_permutations, chunk):

@@ -16,7 +16,7 @@ from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summari
 from attnexp.analyses.jw.rationale import rationale_recovery
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.io import write_csv, write_parquet, write_yaml
-from attnexp.models.classifier import load_model
+from attnexp.models.checkpoint import load_model
 
 
 def run_analyses(

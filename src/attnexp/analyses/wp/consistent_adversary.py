@@ -4,10 +4,8 @@
   L(B) = sum_i TVD(y_a(i), y_b(i)) - lambda * sum_i KL(alpha_a(i) || alpha_b(i))
 """
 
-import copy
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -15,12 +13,10 @@ import torch
 
 from attnexp.analyses.divergences import jsd, kl_divergence
 from attnexp.analyses.wp.donors import DonorTable
-from attnexp.data.batching import Batch, collate, length_noise_batches, sequential_batches
-from attnexp.data.preprocess import positive_class_weight, split_frame
+from attnexp.data.batching import Batch, sequential_batches
+from attnexp.data.preprocess import positive_class_weight
 from attnexp.models.classifier import AttentionClassifier
-from attnexp.models.metrics import classification_metrics
-from attnexp.models.train import TrainResult, TrainSettings, _optimizers, predict_distribution
-from attnexp.seeding import seed_everything
+from attnexp.models.train import TrainResult, TrainSettings, fit
 
 TVD_BINARY = ("full", "half")
 
@@ -69,6 +65,45 @@ def mean_objective(
     return {"objective": float((tvd - objective.lam * kl).mean()), "tvd": float(tvd.mean()), "kl": float(kl.mean())}
 
 
+class ConsistentAdversary:
+    """`fit`'s objective for W&P §4: the adversarial loss per batch (times the batch's total class weight under
+    the quirk `class_weight_scaling`; a non-finite loss is an error), the mean training objective per epoch,
+    lower is better from the first epoch on, early stopping after `patience` epochs without improvement."""
+
+    first_epoch_eligible = True
+    initial_best = 1e10
+    finite_loss = True
+
+    def __init__(self, objective: AdversaryObjective, base: DonorTable):
+        self.objective, self.base = objective, base
+        self.patience = objective.patience
+        self.name = f"adversarial (lambda {objective.lam})"
+
+    def start(
+        self, model: AttentionClassifier, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings
+    ) -> None:
+        self.train_rows = train_rows
+        self.pos_weight = positive_class_weight(train_rows["label"].to_numpy())
+
+    def loss(self, model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+        tvd, kl = adversary_terms(model, batch, self.base, self.objective.tvd_binary)
+        loss = adversary_loss(tvd, kl, self.objective.lam)
+        if self.objective.class_weight_scaling:
+            loss = loss * torch.where(batch.labels == 1, self.pos_weight, 1.0).sum()
+        return loss
+
+    def evaluate(self, model: AttentionClassifier, train_loss: float) -> tuple[float, dict]:
+        summary = mean_objective(model, self.train_rows, self.base, self.objective)
+        return summary["objective"], summary
+
+    @staticmethod
+    def improves(score: float, best: float) -> bool:
+        return score < best
+
+    def describe(self, columns: dict) -> str:
+        return f"objective {columns['objective']:.4f} (TVD {columns['tvd']:.4f}, KL {columns['kl']:.4f})"
+
+
 def train_consistent_adversary(
     model: AttentionClassifier,
     instances: pd.DataFrame,
@@ -77,52 +112,11 @@ def train_consistent_adversary(
     objective: AdversaryObjective,
     progress: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train all parameters on the adversarial loss; checkpoint on the mean training objective, stop early."""
+    """Train all parameters on the adversarial loss for up to `objective.max_epochs` epochs; checkpoint on the
+    mean training objective, stop early; test metrics also give `epochs_run`."""
     if not model.is_binary:
         raise ValueError("the model-consistent adversary is defined for binary classification only (W&P §1)")
-    seed_everything(settings.seed, settings.deterministic)
-    rng = np.random.default_rng(settings.seed)
-    train_rows, test_rows = split_frame(instances, "train"), split_frame(instances, "test")
-    pos_weight = positive_class_weight(train_rows["label"].to_numpy())
-    optimizers = _optimizers(model, settings)
-
-    history, best, best_state, best_epoch, stale = [], 1e10, None, -1, 0
-    for epoch in range(objective.max_epochs):
-        start = time.perf_counter()
-        model.train()
-        for index in length_noise_batches(train_rows["length"].to_numpy(), settings.batch_size, rng):
-            batch = collate(train_rows.iloc[index])
-            tvd, kl = adversary_terms(model, batch, base, objective.tvd_binary)
-            loss = adversary_loss(tvd, kl, objective.lam)
-            if objective.class_weight_scaling:
-                loss = loss * torch.where(batch.labels == 1, pos_weight, 1.0).sum()
-            if not torch.isfinite(loss):
-                raise FloatingPointError(f"adversarial loss is not finite in epoch {epoch + 1} (lambda {objective.lam})")
-            for opt in optimizers:
-                opt.zero_grad()
-            loss.backward()
-            for opt in optimizers:
-                opt.step()
-        summary = mean_objective(model, train_rows, base, objective)
-        kept = summary["objective"] < best
-        if kept:
-            best, best_state, best_epoch, stale = summary["objective"], copy.deepcopy(model.state_dict()), epoch, 0
-        else:
-            stale += 1
-        seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, **summary, "kept": kept, "seconds": seconds})
-        progress(
-            f"epoch {epoch + 1}/{objective.max_epochs}: objective {summary['objective']:.4f} (TVD {summary['tvd']:.4f}, "
-            f"KL {summary['kl']:.4f}){' (kept)' if kept else ''}, {seconds:.1f}s"
-        )
-        if stale >= objective.patience:
-            progress(f"stopping: {objective.patience} epochs without improvement")
-            break
-    model.load_state_dict(best_state)
-    model.eval()
-    test_metrics = classification_metrics("bc", test_rows["label"].to_numpy(), predict_distribution(model, test_rows))
-    test_metrics.update(best_epoch=best_epoch, epochs_run=len(history))
-    return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
+    return fit(model, instances, replace(settings, epochs=objective.max_epochs), ConsistentAdversary(objective, base), progress)
 
 
 def divergence_to_base(

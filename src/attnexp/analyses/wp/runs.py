@@ -12,9 +12,9 @@ from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, diverge
 from attnexp.analyses.wp.donors import GuidedClassifier, donor_outputs, load_donor
 from attnexp.analyses.wp.seed_variance import attention_matrix, probabilities, seed_variance
 from attnexp.data.preprocess import load_preprocessed, split_frame
-from attnexp.io import read_json, write_csv, write_json, write_parquet, write_yaml
-from attnexp.models.classifier import save_model
-from attnexp.models.train import TrainSettings, model_from_options, train
+from attnexp.io import read_json, write_csv, write_json, write_parquet
+from attnexp.models.checkpoint import write_run
+from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
 
 # variant -> (encoder, attention); "guide" = attention frozen to a donor's weights
 VARIANTS = {
@@ -36,7 +36,8 @@ def _settings(hyperparameters: dict, seed: int, wp: dict, deterministic: bool) -
         seed=seed,
         select_on=wp["select_on"],
         deterministic=deterministic,
-        first_epoch_eligible=True,
+        learning_rate=JW_LEARNING_RATE,
+        weight_decay=JW_WEIGHT_DECAY,
     )
 
 
@@ -63,10 +64,7 @@ def _write_run(
         "best_epoch": result.best_epoch,
         **{k: run_config[k] for k in ("dataset", "variant", "seed", "lambda") if k in run_config},
     }
-    save_model(model, outputs["model"], extra={"run_config": run_config})
-    write_csv(outputs["history"], result.history)
-    write_yaml(outputs["config"], run_config)
-    write_json(outputs["metrics"], metrics)
+    write_run(outputs, model, result.history, run_config, metrics)
     print(f"test metrics: {metrics}")
     return metrics
 
@@ -126,7 +124,7 @@ def run_wp_model(
         model = GuidedClassifier(model.config, guides)
         run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
     print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = train(model, instances, _settings(hyperparameters, seed, wp, deterministic))
+    result = fit(model, instances, _settings(hyperparameters, seed, wp, deterministic), Classification(first_epoch_eligible=True))
     return _write_run(model, result, instances, run_config, outputs)
 
 
@@ -231,7 +229,7 @@ def run_jw_adversary(
     """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `runs` times with
     different starts; the analyses contract's adversary.parquet columns plus `run`."""
     from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
-    from attnexp.models.classifier import load_model
+    from attnexp.models.checkpoint import load_model
 
     torch.set_num_threads(threads)
     model = load_model(model_path)

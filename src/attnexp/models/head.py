@@ -1,0 +1,85 @@
+"""The classifier head every attention model shares (J&W §4): the output layer(s) on top of the attended
+features, the output distribution and the predicted class, plus the common `forward`.
+
+A model builds its encoder and attention, then calls `build_head(size)`; it provides `encode`, `attend` and
+`decode` (which ends in `output_logits`). Binary classification (BC) has one logit; QA/NLI combine the
+attended context with the question encoding before C logits.
+"""
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from attnexp.data.batching import Batch
+
+
+@dataclass
+class Encoded:
+    hidden: torch.Tensor  # [B, L, H] the states attention averages over
+    question: torch.Tensor | None  # [B, H] question summary (QA/NLI)
+
+
+@dataclass
+class Output:
+    logits: torch.Tensor  # [B] (BC) or [B, C]
+    attention: torch.Tensor  # [B, L], 0 outside real tokens
+    encoded: Encoded
+
+
+class ClassifierHead(nn.Module):
+    """Base of `AttentionClassifier` and `TransformerClassifier`; `self.config` has `task` and `n_classes`."""
+
+    config: object
+    checkpoint_kind: str  # what `models.checkpoint` records, so `load_model` rebuilds the right class
+
+    def build_head(self, size: int) -> None:
+        """BC: w^T c + b; QA/NLI: W2 tanh(W1p c + W1q q) (J&W §4). Registers the modules in this order."""
+        if self.is_binary:
+            self.output = nn.Linear(size, 1)
+        else:
+            self.context_projection = nn.Linear(size, size // 2)
+            self.query_projection = nn.Linear(size, size // 2)
+            self.output = nn.Linear(size // 2, self.config.n_classes)
+
+    @property
+    def is_binary(self) -> bool:
+        """Binary classification (one logit, sigmoid) rather than QA/NLI (C logits, softmax)."""
+        return self.config.task == "bc"
+
+    def output_logits(
+        self, features: torch.Tensor, question: torch.Tensor | None, batch: Batch | None, several: bool
+    ) -> torch.Tensor:
+        """Logits of attended features [B, H] (or [B, K, H] for K candidate attentions: `several`);
+        QA/NLI answers that are not candidates of the instance get -inf."""
+        if self.is_binary:
+            return self.output(features).squeeze(-1)
+        question = question[:, None, :] if several else question
+        logits = self.output(torch.tanh(self.context_projection(features) + self.query_projection(question)))
+        if batch is not None and batch.candidates is not None:
+            mask = batch.candidates[:, None, :] if several else batch.candidates
+            logits = logits.masked_fill(~mask, float("-inf"))
+        return logits
+
+    def head_parameters(self) -> list[nn.Parameter]:
+        """The decoder's parameters (J&W give them their own Adam for BC)."""
+        modules = [self.output] + ([self.context_projection, self.query_projection] if not self.is_binary else [])
+        return [p for m in modules for p in m.parameters()]
+
+    def distribution(self, logits: torch.Tensor) -> torch.Tensor:
+        """Output distribution over classes [..., C]; BC gives [1 - p, p]."""
+        if self.is_binary:
+            p = torch.sigmoid(logits)
+            return torch.stack([1 - p, p], dim=-1)
+        return torch.softmax(logits, dim=-1)
+
+    def predict(self, logits: torch.Tensor) -> torch.Tensor:
+        """Predicted class: BC round(p) with p = 0.5 -> 0; QA/NLI argmax."""
+        if self.is_binary:
+            return (logits > 0).long()
+        return logits.argmax(dim=-1)
+
+    def forward(self, batch: Batch) -> Output:
+        encoded = self.encode(batch)
+        attention = self.attend(encoded, batch)
+        return Output(self.decode(encoded, attention, batch), attention, encoded)
