@@ -1,11 +1,14 @@
-"""Training (J&W §5): every encoder x attention learns the planted task; same seed, same numbers."""
+"""Training (J&W §5) through the one loop `fit`: every model learns the planted task; same seed, same numbers;
+selection per objective (J&W never keep epoch 0, W&P may, the adversary stops on patience)."""
 
 import itertools
 
 import pytest
+import torch
+import yaml
 
-from attnexp.models.train import build_model, fit
-from tests.factories import train_settings
+from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, build_model, fit
+from tests.factories import SCHEMA, train_settings
 
 
 @pytest.mark.parametrize("encoder,attention", list(itertools.product(["lstm", "cnn", "average"], ["tanh", "dot"])))
@@ -29,3 +32,99 @@ def test_same_seed_gives_identical_metrics(planted_sentiment):
     assert first.test_metrics == second.test_metrics
     assert first.history["train_loss"].tolist() == second.history["train_loss"].tolist()
     assert first.history["train_loss"].tolist() != other.history["train_loss"].tolist()
+
+
+def test_jw_never_keeps_epoch_0_and_keeps_the_last_epoch_when_none_improves(planted_sentiment):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    result = fit(model, instances, train_settings(1, 64, seed=0), progress=lambda _: None)
+    assert result.history["kept"].tolist() == [False] and result.best_epoch == 0
+    assert result.test_metrics["best_epoch"] == 0 and "epochs_run" not in result.test_metrics
+    assert list(result.history.columns) == ["epoch", "train_loss", "dev_roc_auc", "kept", "seconds"]
+
+
+def test_wp_runs_may_keep_epoch_0(planted_sentiment):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    result = fit(model, instances, train_settings(1, 64, seed=0), Classification(first_epoch_eligible=True), lambda _: None)
+    assert result.history["kept"].tolist() == [True] and result.best_epoch == 0
+
+
+class Scripted:
+    """An objective with given epoch scores (lower is better, like the W&P adversary) and a zero-gradient loss."""
+
+    first_epoch_eligible, initial_best, finite_loss, name = True, 1e10, True, "scripted"
+
+    def __init__(self, scores, patience, loss=0.0):
+        self.scores, self.patience, self.value, self.states = list(scores), patience, loss, []
+
+    def start(self, model, instances, train_rows, settings):
+        self.epoch = 0
+
+    def loss(self, model, batch):
+        return model(batch).logits.sum() * 0.0 + self.value
+
+    def evaluate(self, model, train_loss):
+        self.states.append({k: v.clone() for k, v in model.state_dict().items()})
+        score = self.scores[len(self.states) - 1]
+        return score, {"score": score}
+
+    @staticmethod
+    def improves(score, best):
+        return score < best
+
+    def describe(self, columns):
+        return f"score {columns['score']}"
+
+
+def test_fit_stops_after_patience_epochs_without_improvement_and_restores_the_best(planted_sentiment):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    objective = Scripted([3.0, 2.0, 2.5, 2.7, 1.0], patience=2)
+    result = fit(model, instances, train_settings(5, 64, seed=0), objective, lambda _: None)
+    assert result.history["kept"].tolist() == [True, True, False, False]
+    assert result.best_epoch == 1 and result.test_metrics["epochs_run"] == 4
+    assert all(torch.equal(v, objective.states[1][k]) for k, v in result.model.state_dict().items())
+
+
+def test_a_non_finite_loss_is_an_error_when_the_objective_says_so(planted_sentiment):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    with pytest.raises(FloatingPointError, match="scripted loss is not finite in epoch 1"):
+        fit(model, instances, train_settings(2, 64, seed=0), Scripted([1.0, 1.0], 1, loss=float("nan")), lambda _: None)
+
+
+def test_the_adversary_objective_stops_on_patience(planted_sentiment, monkeypatch):
+    from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, ConsistentAdversary, train_consistent_adversary
+    from attnexp.analyses.wp.donors import DonorTable, donor_outputs
+
+    instances, meta = planted_sentiment
+    base = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=1)
+    predictions, attention = donor_outputs(base, instances)
+    scores = iter([0.5, 0.4, 0.45, 0.41, 0.1, 0.0])
+    monkeypatch.setattr(ConsistentAdversary, "evaluate", lambda self, model, loss: (s := next(scores), {"objective": s}))
+    monkeypatch.setattr(ConsistentAdversary, "describe", lambda self, columns: "")
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=2)
+    objective = AdversaryObjective(lam=0.1, max_epochs=6, patience=2)
+    table = DonorTable.from_frames(attention, predictions)
+    result = train_consistent_adversary(model, instances, table, train_settings(1, 64, seed=0), objective, lambda _: None)
+    assert result.history["kept"].tolist() == [True, True, False, False]
+    assert result.test_metrics["epochs_run"] == 4 and result.test_metrics["best_epoch"] == 1
+
+
+def test_train_settings_have_no_defaults_and_come_from_the_config():
+    from dataclasses import MISSING, fields
+
+    from tests.factories import _defaults
+
+    assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(TrainSettings))
+    assert TrainSettings.CONFIG_KEY in yaml.safe_load(SCHEMA.read_text())["properties"]
+    config = {**_defaults(), "model_selection": {"split": "test"}, "wp": {"select_on": "dev"}}
+    config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5}}
+    hyperparameters = {"epochs": 7, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}
+    jw = TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters)
+    assert jw == TrainSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY)
+    assert TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters, paper="wp").select_on == "dev"
+    assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(3, 4, 2, "test", True, 0.5, 0.0)
+    with pytest.raises(ValueError, match="hyperparameters"):
+        TrainSettings.from_config(config, seed=1)
