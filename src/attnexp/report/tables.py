@@ -73,6 +73,21 @@ def rounded(display: pd.DataFrame, digits: int = DIGITS) -> pd.DataFrame:
     return display
 
 
+def _is_number(value) -> bool:
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return value == MISSING
+        return True
+    return isinstance(value, int | float | np.number) and not isinstance(value, bool)
+
+
+def column_alignment(display: pd.DataFrame) -> list[str]:
+    """Markdown alignment per column: right for numbers (also numbers written as text), left otherwise."""
+    return ["right" if len(display) and display[c].map(_is_number).all() else "left" for c in display.columns]
+
+
 def latex_symbols(text: str) -> str:
     """Unicode symbols of the display text as LaTeX commands (±, τ, −, ≤, –, Δ, ρ)."""
     for symbol, command in LATEX_SYMBOLS.items():
@@ -102,7 +117,11 @@ def write_table(
     display = rounded(table if display is None else display, digits)
     write_csv(outputs["csv"], table)
     print(f"{outputs['csv']}: {len(table)} rows (+ {Path(outputs['md']).name}, {Path(outputs['tex']).name})", flush=True)
-    markdown = display.to_markdown(index=False, disable_numparse=True) if len(display) else "(no rows)"
+    markdown = (
+        display.to_markdown(index=False, disable_numparse=True, colalign=column_alignment(display))
+        if len(display)
+        else "(no rows)"
+    )
     write_text(outputs["md"], f"{caption}\n\n{markdown}\n" if caption else f"{markdown}\n")
     latex = display.to_latex(index=False, caption=caption or None, escape=True, longtable=len(display) > 40, na_rep=MISSING)
     write_text(outputs["tex"], latex_symbols(latex))
