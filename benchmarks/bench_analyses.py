@@ -11,18 +11,30 @@ instances. Also printed: permutation and adversary cost in units of one decoder 
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 
+from attnexp import paths
 from attnexp.analyses.divergences import tvd
 from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
+from attnexp.config import validate_config
 from attnexp.data.batching import collate, sequential_batches
-from attnexp.data.preprocess import load_preprocessed, split_frame
+from attnexp.data.preprocess import split_frame
 from attnexp.models.checkpoint import load_model
+
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+
+
+def schema_adversary(steps: int) -> AdversarySettings:
+    """The schema's default adversary settings (as a run without an `analyses` section gets them), `steps` steps."""
+    config = validate_config({"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}, SCHEMA)
+    return replace(AdversarySettings.from_config(config["analyses"]), steps=steps)
 
 
 def timed(function) -> float:
@@ -66,7 +78,7 @@ def main() -> None:
     parser.add_argument("--dataset", default="syn_sentiment")
     parser.add_argument("--model", default="lstm-tanh", help="{encoder}-{attention}")
     parser.add_argument("--seed", default=0, type=int)
-    parser.add_argument("--results", default="results", type=Path)
+    parser.add_argument("--workdir", default=".", type=Path, help="the workflow's working directory (holds results/)")
     parser.add_argument("--batch-size", default=32, type=int)
     parser.add_argument("--reference-instances", default=24, type=int)
     parser.add_argument("--permutations", default=100, type=int)
@@ -76,14 +88,15 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model_path = args.results / "models" / args.dataset / args.model / f"seed{args.seed}" / "model.pt"
+    encoder, attention = args.model.split("-")
+    model_path = args.workdir / paths.model_files(args.dataset, encoder, attention, args.seed)["model"]
     if not model_path.exists():
         raise SystemExit(f"{model_path} not found; build it first: snakemake --cores 2 models")
     model = load_model(model_path)
-    rows = split_frame(load_preprocessed(args.results / "preprocessed" / args.dataset)[0], "test")
+    rows = split_frame(pd.read_parquet(args.workdir / paths.preprocessed_files(args.dataset)["instances"]), "test")
     subset = rows.iloc[np.linspace(0, len(rows) - 1, min(args.reference_instances, len(rows))).round().astype(int)]
     batches = sequential_batches(rows, args.batch_size)
-    adversary = AdversarySettings(steps=args.adversary_steps)
+    adversary = schema_adversary(args.adversary_steps)
     scale, ref_scale = 1000 / len(rows), 1000 / len(subset)
     print(
         f"{args.dataset} {args.model}: {len(rows)} test instances (mean length {rows['length'].mean():.1f}), "

@@ -15,22 +15,27 @@ from pathlib import Path
 
 start_imports = time.process_time()
 import numpy as np  # noqa: E402
+import yaml  # noqa: E402
 
+from attnexp import paths  # noqa: E402
+from attnexp.config import validate_config  # noqa: E402
 from attnexp.report.jw.data import FigureOptions, load_model_results  # noqa: E402
 from attnexp.report.jw.render import MODEL_FIGURES  # noqa: E402
 from attnexp.report.style import paper_style, save_figure  # noqa: E402
 
 IMPORT_SECONDS = time.process_time() - start_imports
+REPO = Path(__file__).resolve().parents[1]
+CONFIG, SCHEMA = REPO / "config/config.yaml", REPO / "workflow/schemas/config.schema.yaml"  # the default run's options
 
 
-def fake_model(folder: Path) -> tuple[Path, Path]:
+def fake_model(folder: Path) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.fakes import write_fake_dataset, write_fake_model
 
     rng = np.random.default_rng(0)
     meta, instances = write_fake_dataset(folder, "syn_nli", "nli", ["contradiction", "entailment", "neutral"], rng, n=200)
     write_fake_model(folder, "syn_nli", "lstm", "tanh", 0, meta, instances, rng)
-    return folder / "results/analyses/syn_nli/lstm-tanh/seed0", folder / "results/preprocessed/syn_nli"
+    return folder
 
 
 def main() -> None:
@@ -42,16 +47,22 @@ def main() -> None:
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp())
     if args.fake:
-        analyses, preprocessed = fake_model(scratch)
-        dataset, (encoder, attention) = "syn_nli", ("lstm", "tanh")
+        workdir, dataset, (encoder, attention) = fake_model(scratch), "syn_nli", ("lstm", "tanh")
     else:
-        dataset, (encoder, attention) = args.dataset, args.model.split("-")
-        analyses, preprocessed = Path(f"results/analyses/{dataset}/{args.model}/seed0"), Path(f"results/preprocessed/{dataset}")
-    tables = {f"{t}_path": analyses / f"{t}.parquet" for t in ("importance", "kendall", "permutation", "adversary")}
+        workdir, dataset, (encoder, attention) = Path("."), args.dataset, args.model.split("-")
+    analyses = paths.analysis_files(dataset, encoder, attention, 0)
+    preprocessed = paths.preprocessed_files(dataset)
+    tables = {f"{t}_path": workdir / analyses[t] for t in ("importance", "kendall", "permutation", "adversary")}
     results = load_model_results(
-        dataset, encoder, attention, 0, preprocessed / "meta.json", **tables, instances_path=preprocessed / "instances.parquet"
+        dataset,
+        encoder,
+        attention,
+        0,
+        workdir / preprocessed["meta"],
+        **tables,
+        instances_path=workdir / preprocessed["instances"],
     )
-    options = FigureOptions()
+    options = FigureOptions.from_config(validate_config(yaml.safe_load(CONFIG.read_text()), SCHEMA))
     print(f"imports: {IMPORT_SECONDS:.2f} s CPU; {len(results.adversary)} test instances; dpi {options.dpi}")
     total = 0.0
     with paper_style():

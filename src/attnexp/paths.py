@@ -29,6 +29,10 @@ WP_ADVERSARY = f"{WP_DATASET}/adversarial/seed{{seed}}/lambda{{lam}}"
 AZ_RUN = f"{RESULTS}/az/{{dataset}}/seed{{seed}}"
 TABLES = f"{RESULTS}/tables/{{paper}}"
 FIGURES = f"{RESULTS}/figures/{{paper}}"
+# figure stems inside FIGURES (paper "jw"): one model's figures, and the across-model summary per attention
+JW_MODEL_FIGURE = "{dataset}/{encoder}-{attention}/seed{seed}/{name}"
+JW_SUMMARY_FIGURE = "summary/{attention}/{name}"
+FIGURE_MANIFEST = "figures.json"  # lists the figures one batch job drew
 
 # --- file sets (name -> file name inside a folder) ---
 PREPROCESSED_FILES = {"instances": "instances.parquet", "meta": "meta.json"}
@@ -107,6 +111,24 @@ def table_files(paper: str, stem: str) -> dict[str, str]:
 def figure_files(paper: str, stem: str) -> dict[str, str]:
     """One figure in every format: `results/figures/{paper}/{stem}.{png,pdf}`."""
     return {fmt: f"{FIGURES.format(paper=paper)}/{stem}.{fmt}" for fmt in FIGURE_FORMATS}
+
+
+def figure_manifest(paper: str, group: str) -> str:
+    """The manifest of a batch of figures: `results/figures/{paper}/{group}/figures.json`."""
+    return f"{FIGURES.format(paper=paper)}/{group}/{FIGURE_MANIFEST}"
+
+
+def jw_model_figure_files(
+    dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}", name="{name}"
+) -> dict[str, str]:
+    """`results/figures/jw/{dataset}/{encoder}-{attention}/seed{seed}/{name}.{png,pdf}`."""
+    stem = JW_MODEL_FIGURE.format(dataset=dataset, encoder=encoder, attention=attention, seed=seed, name=name)
+    return figure_files("jw", stem)
+
+
+def jw_summary_figure_files(attention="{attention}", name="{name}") -> dict[str, str]:
+    """`results/figures/jw/summary/{attention}/{name}.{png,pdf}`."""
+    return figure_files("jw", JW_SUMMARY_FIGURE.format(attention=attention, name=name))
 
 
 def log(stage: str, name: str) -> str:

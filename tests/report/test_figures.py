@@ -5,14 +5,16 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from attnexp.report import style, tables
+from attnexp import paths
+from attnexp.report import style
+from attnexp.report.jw import tables
 from attnexp.report.jw.adversary import _layout, pick_examples
 from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.jw.data import FigureOptions
 from attnexp.report.jw.render import MODEL_FIGURES, SUMMARY_FIGURES, render_model_figures, render_summary_figures
 from tests.fakes import write_fake_dataset, write_fake_model
 
-OPTIONS = FigureOptions(width=3.0, dpi=40, examples=2, example_max_tokens=12)
+OPTIONS = FigureOptions(palette="spec", width=3.0, dpi=40, examples=2, example_max_tokens=12)
 DATASETS = {"syn_sentiment": ("bc", ["0", "1"]), "syn_babi1": ("qa", [f"p{i}" for i in range(6)])}
 
 
@@ -29,10 +31,15 @@ def workdir(tmp_path_factory):
     return root, models
 
 
-def model_entry(root, model):
-    paths = {t: model["folder"] / f"{t}.parquet" for t in ("importance", "kendall", "permutation", "adversary")}
-    paths["instances"] = root / "results/preprocessed" / model["dataset"] / "instances.parquet"
-    return {k: model[k] for k in ("dataset", "encoder", "attention", "seed")} | paths
+def model_entry(root, model, names, out):
+    """A model as the workflow passes it: labels, analysis tables, and a {png, pdf} path per figure."""
+    tables = {t: model["folder"] / f"{t}.parquet" for t in ("importance", "kendall", "permutation", "adversary")}
+    tables["instances"] = root / "results/preprocessed" / model["dataset"] / "instances.parquet"
+    labels = {k: model[k] for k in ("dataset", "encoder", "attention", "seed")}
+    figures = {
+        name: {fmt: out / path for fmt, path in paths.jw_model_figure_files(**labels, name=name).items()} for name in names
+    }
+    return labels | tables | {"figures": figures}
 
 
 def test_catalog_names_every_drawn_figure():
@@ -43,14 +50,14 @@ def test_catalog_names_every_drawn_figure():
 @pytest.mark.parametrize("dataset", list(DATASETS))
 def test_every_model_figure_is_a_nonempty_image_of_the_expected_size(workdir, dataset):
     root, models = workdir
-    chosen = [model_entry(root, m) for m in models if m["dataset"] == dataset][:1]
-    out = root / "figures" / dataset
-    written = render_model_figures(
-        chosen, list(MODEL_FIGURES), root / "results/preprocessed" / dataset / "meta.json", out, OPTIONS, out / "figures.json"
-    )
-    assert len(written) == 2 * len(MODEL_FIGURES) and (out / "figures.json").exists()
+    out = root / "drawn"
+    chosen = [model_entry(root, m, list(MODEL_FIGURES), out) for m in models if m["dataset"] == dataset][:1]
+    manifest = out / paths.figure_manifest("jw", dataset)
+    meta = root / "results/preprocessed" / dataset / "meta.json"
+    written = render_model_figures(models=chosen, meta=meta, options=OPTIONS, manifest=manifest)
+    assert len(written) == 2 * len(MODEL_FIGURES) and manifest.exists()
     for name in MODEL_FIGURES:
-        stem = out / "lstm-tanh" / "seed0" / name
+        stem = out / "results/figures/jw" / dataset / "lstm-tanh" / "seed0" / name
         assert (stem.with_suffix(".pdf")).read_bytes()[:4] == b"%PDF"
         image = Image.open(stem.with_suffix(".png"))
         assert image.width == pytest.approx(OPTIONS.width * OPTIONS.dpi, abs=2), name
@@ -72,12 +79,18 @@ def test_summary_figures_render(workdir, tmp_path):
     classes = {d: c for d, (_, c) in DATASETS.items()}
     tables.table2(labelled, classes, bootstrap_options={"n_resamples": 100}).to_csv(tmp_path / "t2.csv", index=False)
     tables.cross_measure(labelled, bootstrap_options={"n_resamples": 100}).to_csv(tmp_path / "cm.csv", index=False)
+    figures = {
+        "tanh": {
+            name: {fmt: tmp_path / p for fmt, p in paths.jw_summary_figure_files("tanh", name).items()}
+            for name in SUMMARY_FIGURES
+        }
+    }
     written = render_summary_figures(
-        tmp_path / "t2.csv", tmp_path / "cm.csv", list(SUMMARY_FIGURES), ["tanh"], tmp_path / "out", OPTIONS, list(DATASETS)
+        kendall=tmp_path / "t2.csv", cross_measure=tmp_path / "cm.csv", figures=figures, datasets=list(DATASETS), options=OPTIONS
     )
     assert len(written) == 2 * len(SUMMARY_FIGURES)
     for path in written:
-        assert (tmp_path / "out").exists() and pd.io.common.file_exists(path)
+        assert path.startswith(str(tmp_path / "results/figures/jw/summary/tanh/")) and pd.io.common.file_exists(path)
         if path.endswith(".png"):
             image = Image.open(path)
             assert image.width == pytest.approx(OPTIONS.width * OPTIONS.dpi, abs=2) and image.height > 20
@@ -86,7 +99,7 @@ def test_summary_figures_render(workdir, tmp_path):
 def test_unknown_figure_names_fail_with_the_known_names(workdir):
     root, models = workdir
     with pytest.raises(ValueError, match="tau_densities"):
-        render_model_figures([model_entry(root, models[0])], ["tau_density"], "unused", root, OPTIONS)
+        render_model_figures(models=[model_entry(root, models[0], ["tau_density"], root)], meta="unused", options=OPTIONS)
 
 
 def test_hue_collapses_to_overall_above_three_classes():
@@ -107,3 +120,29 @@ def test_text_layout_wraps_without_overlap():
     for (line, column), word, (next_line, next_column) in zip(places, words, places[1:], strict=False):
         assert column + len(word) <= 12
         assert next_line > line or next_column > column + len(word)
+
+
+def test_figure_style_from_config_and_house_palette(tmp_path):
+    config = {"figures": {"palette": "okabe_ito", "width": 2.0, "dpi": 30, "examples": 1, "example_max_tokens": 5}}
+    figure_style = style.FigureStyle.from_config(config)
+    assert figure_style == style.FigureStyle(palette="okabe_ito", width=2.0, dpi=30)
+    assert FigureOptions.from_config(config).examples == 1 and isinstance(FigureOptions.from_config(config), style.FigureStyle)
+    with pytest.raises(ValueError, match="spec"):
+        style.FigureStyle(palette="rainbow", width=2.0, dpi=30)
+    with style.paper_style(figure_style):
+        fig, ax = figure_style.figure()
+        (line,) = ax.plot([0, 1], [0, 1])
+        assert line.get_color() == style.PALETTES["okabe_ito"][0]
+        files = {fmt: tmp_path / f"results/figures/wp/x/line.{fmt}" for fmt in ("png", "pdf")}
+        figure_style.save(fig, files)
+    assert Image.open(files["png"]).width == pytest.approx(60, abs=2) and files["pdf"].read_bytes()[:4] == b"%PDF"
+
+
+def test_figure_paths():
+    assert paths.jw_model_figure_files("d", "lstm", "tanh", 0, "tau_densities")["pdf"] == (
+        "results/figures/jw/d/lstm-tanh/seed0/tau_densities.pdf"
+    )
+    assert (
+        paths.jw_summary_figure_files("tanh", "kendall_bars_loo")["png"] == "results/figures/jw/summary/tanh/kendall_bars_loo.png"
+    )
+    assert paths.figure_manifest("jw", "summary") == "results/figures/jw/summary/figures.json"

@@ -1,10 +1,13 @@
-"""Paper tables equal an independent, per-instance aggregation of the analysis tables."""
+"""J&W's tables equal an independent, per-instance aggregation of the analysis tables; the shared writer writes
+CSV + Markdown + LaTeX with rounded numbers."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from attnexp.report import tables
+from attnexp import paths
+from attnexp.report import tables as writer
+from attnexp.report.jw import tables
 from tests.fakes import fake_analyses, fake_instances, fake_meta
 
 CLASSES = {"bc_set": ["neg", "pos"], "qa_set": [f"a{i}" for i in range(5)]}
@@ -98,10 +101,10 @@ def test_legacy_labels_swap_names_not_values(models):
 
 
 def test_seed_interval():
-    assert np.isnan(tables.seed_interval([0.3])).all()
-    low, high = tables.seed_interval([0.1, 0.2, 0.4, 0.3], n_resamples=500)
+    assert np.isnan(writer.seed_interval([0.3])).all()
+    low, high = writer.seed_interval([0.1, 0.2, 0.4, 0.3], n_resamples=500)
     assert 0.1 <= low <= 0.25 <= high <= 0.4
-    assert tables.seed_interval([0.2, 0.2]) == (0.2, 0.2)
+    assert writer.seed_interval([0.2, 0.2]) == (0.2, 0.2)
 
 
 def test_table1_reports_metric_by_task():
@@ -147,14 +150,41 @@ def test_rationale_recovery_averages_seeds_and_keeps_header_when_empty():
 def test_write_table_round_trips_and_renders(tmp_path, models):
     table = tables.table2(models, CLASSES, "omit", {"n_resamples": 100})
     display = tables.table2_display(table, ["bc_set", "qa_set"], ["attn_grad", "attn_loo", "grad_loo"])
-    paths = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")}
-    tables.write_table(table, display, paths["csv"], paths["md"], paths["tex"], "caption")
-    back = pd.read_csv(paths["csv"])
+    files = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")}
+    writer.write_table(table, files, caption="caption", display=display)
+    back = pd.read_csv(files["csv"])
     assert np.allclose(back["mean"], table["mean"], equal_nan=True)
-    assert "| Dataset" in paths["md"].read_text()
-    latex = paths["tex"].read_text()
+    assert files["md"].read_text().startswith("caption\n\n| Dataset")
+    latex = files["tex"].read_text()
     assert r"\begin{tabular}" in latex and "±" not in latex and r"$\pm$" in latex
     assert list(display["Dataset"]).index("qa_set") > list(display["Dataset"]).index("bc_set")
+
+
+def test_write_table_rounds_numbers_in_markdown_and_latex_only(tmp_path):
+    table = pd.DataFrame({"dataset": ["a", "b"], "n": [3, 40], "f1": [0.123456, np.nan], "note": ["x", 0.5]})
+    files = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")}
+    writer.write_table(table, files, caption="Numbers.")
+    assert pd.read_csv(files["csv"])["f1"].iloc[0] == 0.123456
+    markdown, latex = files["md"].read_text(), files["tex"].read_text()
+    for text in (markdown, latex):
+        assert "0.123" in text and "0.1235" not in text and "0.500" in text and "nan" not in text.lower()
+    assert "–" in markdown  # NaN
+    assert "--" in latex and r"\caption{Numbers.}" in latex
+
+
+def test_write_table_keeps_the_earlier_positional_form(tmp_path):
+    table = pd.DataFrame({"x": [1.0]})
+    files = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")}
+    writer.write_table(table, table, files["csv"], files["md"], files["tex"], "old form")
+    assert files["md"].read_text().startswith("old form") and "1.000" in files["md"].read_text()
+    with pytest.raises(TypeError, match="keyword"):
+        writer.write_table(table, files, "caption given positionally")
+
+
+def test_table_paths_are_per_paper():
+    assert paths.table_files("jw", "table2_kendall") == {
+        ext: f"results/tables/jw/table2_kendall.{ext}" for ext in ("csv", "md", "tex")
+    }
 
 
 def test_dataset_order_follows_the_paper():

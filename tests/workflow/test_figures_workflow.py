@@ -1,8 +1,10 @@
-"""The figures stage as a workflow: every target from contract-shaped analysis files, and one figure regenerated alone."""
+"""The J&W tables and figures as a workflow: every target from contract-shaped analysis files, each figure made by
+exactly one rule (no rule order), a figure outside the aggregate targets drawn alone, and the HTML report."""
 
 import numpy as np
 import pytest
 
+from attnexp import paths
 from tests.fakes import write_fake_dataset, write_fake_model
 from tests.workflow.test_workflow import snakemake, tiny_config
 
@@ -17,6 +19,7 @@ FIGURE_RULES = [
     "summary_figure",
     "tables",
     "figures",
+    "report",
 ]
 DATASETS = {"syn_sentiment": ("bc", ["0", "1"]), "syn_babi1": ("qa", [f"p{i}" for i in range(6)])}
 
@@ -40,26 +43,59 @@ def drawn(tmp_path_factory):
 @pytest.mark.slow
 def test_every_table_and_figure_exists(drawn):
     for stem in ("table1_datasets", "table2_kendall", "cross_measure", "rationale_recovery"):
-        for suffix in ("csv", "md", "tex"):
-            assert (drawn / "results/tables" / f"{stem}.{suffix}").stat().st_size > 0
-    pngs = sorted(drawn.glob("results/figures/**/*.png"))
+        for path in paths.table_files("jw", stem).values():
+            assert (drawn / path).stat().st_size > 0
+    pngs = sorted(drawn.glob("results/figures/jw/**/*.png"))
     assert len(pngs) == len(DATASETS) * 9 + 3
     for png in pngs:
         assert png.stat().st_size > 0 and png.with_suffix(".pdf").stat().st_size > 0
-    assert (drawn / "logs/figures/syn_babi1.log").exists()
+    for dataset in DATASETS:
+        assert (drawn / paths.figure_manifest("jw", dataset)).exists()
+        assert (drawn / paths.jw_model_figure_files(dataset, "lstm", "tanh", 0, "tau_densities")["png"]).exists()
+    assert (drawn / paths.jw_summary_figure_files("tanh", "kendall_differences")["pdf"]).exists()
+    assert (drawn / "logs/figures/jw/syn_babi1.log").exists()
+
+
+def jobs_of(dry) -> set[str]:
+    """The rules of a dry run's job table."""
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    table = dry.stdout[dry.stdout.index("Job stats") :].split("\ntotal")[0]
+    return {line.split()[0] for line in table.splitlines()[3:] if line.strip()}
+
+
+def mtimes(workdir):
+    return {p: p.stat().st_mtime_ns for p in workdir.glob("results/**/*.*")}
+
+
+def changed_since(before) -> list[str]:
+    return [p.name for p, mtime in before.items() if p.exists() and p.stat().st_mtime_ns != mtime]
 
 
 @pytest.mark.slow
-def test_deleting_one_figure_reruns_only_that_figure(drawn):
-    target = drawn / "results/figures/syn_babi1/lstm-tanh/seed0/adversary_violin.pdf"
-    others = {p: p.stat().st_mtime_ns for p in drawn.glob("results/**/*.*") if p.with_suffix(".pdf") != target}
+def test_a_figure_outside_the_aggregate_targets_is_drawn_alone(drawn):
+    files = paths.jw_model_figure_files("syn_babi1", "average", "tanh", 0, "adversary_violin")
+    before = mtimes(drawn)
+    jobs = jobs_of(snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--dry-run", "--", files["pdf"]))
+    assert jobs == {"model_figure"}
+    assert snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--", files["pdf"]).returncode == 0
+    assert (drawn / files["pdf"]).read_bytes()[:4] == b"%PDF" and (drawn / files["png"]).exists()
+    assert changed_since(before) == []
+
+
+@pytest.mark.slow
+def test_a_deleted_aggregate_figure_is_redrawn_by_its_dataset_job_only(drawn):
+    target = drawn / paths.jw_model_figure_files("syn_babi1", "lstm", "tanh", 0, "adversary_violin")["pdf"]
     target.unlink()
-    relative = str(target.relative_to(drawn))
-    dry = snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--dry-run", "--", relative)
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    jobs = dry.stdout[dry.stdout.index("Job stats") :].split("total")[0]
-    assert "model_figure" in jobs and "dataset_figures" not in jobs and "table" not in jobs
-    assert snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--", relative).returncode == 0
-    assert target.read_bytes()[:4] == b"%PDF"
-    changed = [p for p, mtime in others.items() if p.exists() and p.stat().st_mtime_ns != mtime and ".snakemake" not in str(p)]
-    assert [p.name for p in changed if p.suffix in (".png", ".pdf", ".csv", ".md", ".tex", ".json")] == []
+    jobs = jobs_of(snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--dry-run", "--", str(target.relative_to(drawn))))
+    assert jobs == {"dataset_figures"}
+    summary = paths.jw_summary_figure_files("dot", "kendall_bars_loo")["png"]  # dot is not in the grid
+    assert jobs_of(snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--dry-run", "--", summary)) == {"summary_figure"}
+
+
+@pytest.mark.slow
+def test_report_groups_by_paper_dataset_and_model(drawn):
+    result = snakemake(drawn, "--allowed-rules", *FIGURE_RULES, "--", "report")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    html = (drawn / paths.REPORT).read_text()
+    for text in ("Jain &amp; Wallace", "All datasets", "syn_babi1", "lstm-tanh seed 0", "Table 2: Kendall"):
+        assert text in html or text.replace("&amp;", "&") in html, text

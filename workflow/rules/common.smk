@@ -216,15 +216,16 @@ def get_train_runtime(wildcards, attempt):
 
 
 # --- analyses ---
+from attnexp import paths
+
+
 def get_analysis_batch_size(wildcards):
     """J&W analyse the test set in batches of the training batch size."""
     return get_hyperparameters(wildcards)["batch_size"]
 
 
 def get_analyses_targets():
-    return grid(
-        "results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv"
-    )
+    return grid(paths.analysis_files()["kendall_summary"])
 
 
 # --- transformer (Abnar & Zuidema) ---
@@ -295,23 +296,23 @@ def get_transformer_targets():
     )
 
 
-# --- figures: tables, figures and the HTML report ---
-from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
+# --- figures: J&W tables and figures; the targets across papers for report.smk ---
+from attnexp.report.jw.catalog import (
+    FIGURE_TITLES,
+    MODEL_FIGURE_TABLES,
+    SUMMARY_FIGURE_NAMES,
+    TABLE_TITLES,
+)
 
 FIGURES = config["figures"]
 # `report(` at the start of a line would parse as the global `report:` directive
 in_report = report
 MODEL_FIGURE_NAMES = FIGURES["per_model"]
 SUMMARY_FIGURES = FIGURES["summary"]
-
-
-wildcard_constraints:
-    figure="|".join(MODEL_FIGURE_TABLES),
-    summary_figure="|".join(SUMMARY_FIGURE_NAMES),
-
-
-def analysis_dir(dataset, encoder, attention, seed):
-    return f"results/analyses/{dataset}/{encoder}-{attention}/seed{seed}"
+JW_TABLES = list(TABLE_TITLES)
+# Report grouping (all papers): category = paper, subcategory = dataset, label "model" first.
+JW_CATEGORY = "Jain & Wallace"
+ALL_DATASETS = "All datasets"
 
 
 def grid_models(datasets=None):
@@ -336,6 +337,7 @@ def figure_models(datasets=None):
 
 
 def figure_options():
+    """The figure keys of the config; a rule parameter, so that changing one redraws the figures."""
     keys = ("palette", "width", "dpi", "examples", "example_max_tokens")
     return {key: FIGURES[key] for key in keys}
 
@@ -344,33 +346,41 @@ def bootstrap_options():
     return dict(FIGURES["bootstrap"])
 
 
-def kendall_nan_policy():
-    """Table 2 follows the analyses' τ NaN policy (J&W §6.3), so its numbers match kendall_summary.csv."""
-    analyses = config.get("analyses", {})
-    return analyses.get("kendall", {}).get(
-        "nan_policy", analyses.get("kendall_nan_policy", "omit")
-    )
-
-
 def model_tables(model, tables):
     """Paths of the analysis tables `tables` of one model (`instances` = the preprocessed instances)."""
-    folder = analysis_dir(**model)
-    paths = {t: f"{folder}/{t}.parquet" for t in tables if t != "instances"}
+    files = paths.analysis_files(
+        model["dataset"], model["encoder"], model["attention"], model["seed"]
+    )
+    found = {t: files[t] for t in tables if t != "instances"}
     if "instances" in tables:
-        paths["instances"] = (
-            f"results/preprocessed/{model['dataset']}/instances.parquet"
-        )
-    return paths
+        found["instances"] = paths.preprocessed_files(model["dataset"])["instances"]
+    return found
 
 
 def needed_tables(names):
     return sorted({t for name in names for t in MODEL_FIGURE_TABLES[name]})
 
 
+def model_label(model):
+    return f"{model['encoder']}-{model['attention']} seed {model['seed']}"
+
+
+def jw_model_figure(model, name):
+    return paths.jw_model_figure_files(
+        model["dataset"], model["encoder"], model["attention"], model["seed"], name
+    )
+
+
 def get_dataset_figure_models(wildcards):
+    """Params of dataset_figures: each figure model's labels, analysis tables and figure paths."""
     tables = needed_tables(MODEL_FIGURE_NAMES)
     return [
-        {**m, **model_tables(m, tables)} for m in figure_models([wildcards.dataset])
+        {
+            **m,
+            **model_tables(m, tables),
+            "figures": {name: jw_model_figure(m, name) for name in MODEL_FIGURE_NAMES},
+        }
+        for m in figure_models([wildcards.dataset])
     ]
 
 
@@ -394,17 +404,56 @@ def wildcard_model(wildcards):
     }
 
 
-def get_model_figure_models(wildcards):
+def get_model_figure_models(wildcards, output):
     model = wildcard_model(wildcards)
-    return [{**model, **model_tables(model, MODEL_FIGURE_TABLES[wildcards.figure])}]
+    tables = model_tables(model, MODEL_FIGURE_TABLES[wildcards.figure])
+    figures = {wildcards.figure: {"png": output.png, "pdf": output.pdf}}
+    return [{**model, **tables, "figures": figures}]
 
 
 def get_model_figure_inputs(wildcards):
-    return list(
-        model_tables(
-            wildcard_model(wildcards), MODEL_FIGURE_TABLES[wildcards.figure]
-        ).values()
-    )
+    model = wildcard_model(wildcards)
+    return list(model_tables(model, MODEL_FIGURE_TABLES[wildcards.figure]).values())
+
+
+def get_model_figure_labels(wildcards):
+    return {
+        "model": model_label(wildcard_model(wildcards)),
+        "figure": FIGURE_TITLES[wildcards.figure],
+    }
+
+
+def get_summary_figure_labels(wildcards):
+    title = FIGURE_TITLES[wildcards.summary_figure]
+    return {"model": "-", "figure": f"{title} ({wildcards.attention} attention)"}
+
+
+def not_drawn_by(tails, alternatives):
+    """A wildcard constraint: `alternatives`, unless the rest of the path is one of `tails` (a negative lookahead).
+
+    The single-figure rules take it on their first wildcard of the varying part, so that they never match a
+    figure that an aggregate job draws: each figure has exactly one producing rule, without a rule order.
+    """
+    if not tails:
+        return alternatives
+    excluded = "|".join(re.escape(tail) for tail in sorted(tails))
+    return rf"(?!(?:{excluded})\.(?:png|pdf)$)(?:{alternatives})"
+
+
+def single_model_figure_encoder():
+    """`encoder` of model_figure: every encoder, except for the figures a dataset_figures job draws."""
+    tails = {
+        f"{m['encoder']}-{m['attention']}/seed{m['seed']}/{name}"
+        for m in figure_models(["{dataset}"])
+        for name in MODEL_FIGURE_NAMES
+    }
+    return not_drawn_by(tails, "lstm|cnn|average|transformer")
+
+
+def single_summary_figure_attention():
+    """`attention` of summary_figure: every attention, except for the figures the summary_figures job draws."""
+    tails = {f"{a}/{name}" for a in ATTENTIONS for name in SUMMARY_FIGURES}
+    return not_drawn_by(tails, "tanh|dot|uniform|self")
 
 
 def model_figure_outputs():
@@ -412,67 +461,102 @@ def model_figure_outputs():
     outputs = []
     for m in figure_models(["{dataset}"]):
         for name in MODEL_FIGURE_NAMES:
-            stem = f"results/figures/{{dataset}}/{m['encoder']}-{m['attention']}/seed{m['seed']}/{name}"
+            files = jw_model_figure(m, name)
             outputs.append(
                 in_report(
-                    f"{stem}.png",
-                    caption=f"../report/{name}.rst",
-                    category="{dataset}",
-                    subcategory=f"{m['encoder']}-{m['attention']} seed {m['seed']}",
-                    labels={
-                        "figure": name,
-                        "model": f"{m['encoder']}-{m['attention']}",
-                        "seed": str(m["seed"]),
-                    },
+                    files["png"],
+                    caption=f"../report/jw/{name}.rst",
+                    category=JW_CATEGORY,
+                    subcategory="{dataset}",
+                    labels={"model": model_label(m), "figure": FIGURE_TITLES[name]},
                 )
             )
-            outputs.append(f"{stem}.pdf")
+            outputs.append(files["pdf"])
     return outputs
+
+
+def get_summary_figure_files():
+    """Params of summary_figures: attention -> figure name -> {png, pdf}."""
+    return {
+        a: {name: paths.jw_summary_figure_files(a, name) for name in SUMMARY_FIGURES}
+        for a in ATTENTIONS
+    }
 
 
 def summary_figure_outputs():
     outputs = []
-    for attention in ATTENTIONS:
-        for name in SUMMARY_FIGURES:
-            stem = f"results/figures/summary/{attention}/{name}"
+    for attention, by_name in get_summary_figure_files().items():
+        for name, files in by_name.items():
+            title = f"{FIGURE_TITLES[name]} ({attention} attention)"
             outputs.append(
                 in_report(
-                    f"{stem}.png",
-                    caption=f"../report/{name}.rst",
-                    category="Summary",
-                    subcategory=f"{attention} attention",
-                    labels={"figure": name, "attention": attention},
+                    files["png"],
+                    caption=f"../report/jw/{name}.rst",
+                    category=JW_CATEGORY,
+                    subcategory=ALL_DATASETS,
+                    labels={"model": "-", "figure": title},
                 )
             )
-            outputs.append(f"{stem}.pdf")
+            outputs.append(files["pdf"])
     return outputs
 
 
-def table_outputs(stem, caption):
-    return {
-        "csv": in_report(
-            f"results/tables/{stem}.csv",
-            caption=caption,
-            category="Tables",
-            labels={"table": stem},
-        ),
-        "md": f"results/tables/{stem}.md",
-        "tex": f"results/tables/{stem}.tex",
-    }
+def jw_table_outputs(stem):
+    """Outputs of a J&W table rule: CSV (in the report), Markdown and LaTeX."""
+    files = paths.table_files("jw", stem)
+    files["csv"] = in_report(
+        files["csv"],
+        caption=f"../report/jw/{stem}.rst",
+        category=JW_CATEGORY,
+        subcategory=ALL_DATASETS,
+        labels={"model": "-", "table": TABLE_TITLES[stem]},
+    )
+    return files
+
+
+def get_jw_table_targets():
+    return [f for stem in JW_TABLES for f in paths.table_files("jw", stem).values()]
+
+
+def get_jw_figure_targets():
+    """Manifests: each stands for one batch job that draws all figures of a dataset (or the summary)."""
+    return [paths.figure_manifest("jw", d) for d in DATASET_NAMES] + [
+        paths.figure_manifest("jw", "summary")
+    ]
+
+
+def get_jw_targets():
+    return get_analyses_targets() + get_jw_table_targets() + get_jw_figure_targets()
+
+
+# --- paper targets for report.smk (W&P / A&Z helpers replace these) ---
+def get_wp_table_targets():
+    return []
+
+
+def get_wp_figure_targets():
+    return []
+
+
+def get_az_table_targets():
+    return []
+
+
+def get_az_figure_targets():
+    return []
+
+
+# --- end of paper targets ---
 
 
 def get_table_targets():
-    stems = ["table1_datasets", "table2_kendall", "cross_measure", "rationale_recovery"]
-    return [
-        f"results/tables/{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")
-    ]
+    """Every table of the three papers (CSV + Markdown + LaTeX)."""
+    return get_jw_table_targets() + get_wp_table_targets() + get_az_table_targets()
 
 
 def get_figure_targets():
-    """Manifests: each stands for one batch job that draws all figures of a dataset (or the summary)."""
-    return expand("results/figures/{dataset}/figures.json", dataset=DATASET_NAMES) + [
-        "results/figures/summary/figures.json"
-    ]
+    """Every figure of the three papers (J&W through the manifests of its batch jobs)."""
+    return get_jw_figure_targets() + get_wp_figure_targets() + get_az_figure_targets()
 
 
 def get_figures_targets():

@@ -1,22 +1,15 @@
-# J&W §6 analyses of every trained model on its test split: importance (gradient, LOO, IG), Kendall tau,
-# permutation, adversarial attention and planted-rationale recovery, in one job per model.
+# Jain & Wallace (2019). §6 analyses of every trained model on its test split: importance (gradient, LOO, IG),
+# Kendall tau, permutation, adversarial attention and planted-rationale recovery, in one job per model.
 
 
 rule analyze:
     input:
-        model="results/models/{dataset}/{encoder}-{attention}/seed{seed}/model.pt",
-        instances="results/preprocessed/{dataset}/instances.parquet",
-        meta="results/preprocessed/{dataset}/meta.json",
+        **paths.preprocessed_files(),
+        model=paths.model_files()["model"],
     output:
-        importance="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/importance.parquet",
-        kendall="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall.parquet",
-        kendall_summary="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/kendall_summary.csv",
-        permutation="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/permutation.parquet",
-        adversary="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/adversary.parquet",
-        rationale="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/rationale_recovery.csv",
-        config="results/analyses/{dataset}/{encoder}-{attention}/seed{seed}/analysis_config.yaml",
+        **paths.analysis_files(),
     log:
-        "logs/analyses/{dataset}/{encoder}-{attention}/seed{seed}.log",
+        paths.log("analyses", "{dataset}/{encoder}-{attention}/seed{seed}"),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
@@ -24,30 +17,27 @@ rule analyze:
         mem_mb=2000,
         runtime=60,
     params:
-        settings=config["analyses"],
+        analyses=config["analyses"],  # the script reads snakemake.config; here so that a change re-runs the job
         batch_size=get_analysis_batch_size,
     script:
         "../scripts/analyze.py"
 
 
-# Tables, figures and the HTML report (J&W §7). Every figure can be requested on its own:
-#   snakemake --cores 2 results/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.pdf
-# runs only that figure's job (`model_figure`). The aggregate targets draw all figures of a dataset
-# in ONE job (`dataset_figures`, requested through its manifest figures.json) to save start-up time.
-
-
-ruleorder: model_figure > dataset_figures
-ruleorder: summary_figure > summary_figures
+# Tables and figures (J&W §7). Every figure can be requested on its own:
+#   snakemake --cores 2 results/figures/jw/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.pdf
+# The aggregate targets draw all figures of a dataset in ONE job (`dataset_figures`, requested through its
+# manifest figures.json) to save start-up time; `model_figure` draws any other figure alone. Their wildcard
+# constraints make them disjoint (each figure has one producing rule), and likewise for the summary figures.
 
 
 rule table1:
     input:
-        meta=expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES),
-        metrics=[f"{model_dir(**m)}/metrics.json" for m in grid_models()],
+        meta=[paths.preprocessed_files(d)["meta"] for d in DATASET_NAMES],
+        metrics=[paths.model_files(**m)["metrics"] for m in grid_models()],
     output:
-        **table_outputs("table1_datasets", "../report/table1_datasets.rst"),
+        **jw_table_outputs("table1_datasets"),
     log:
-        "logs/tables/table1_datasets.log",
+        paths.log("tables", "jw/table1_datasets"),
     conda:
         "../envs/attnexp.yaml"
     resources:
@@ -62,12 +52,12 @@ rule table1:
 
 rule table2:
     input:
-        meta=expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES),
-        kendall=[f"{analysis_dir(**m)}/kendall.parquet" for m in grid_models()],
+        meta=[paths.preprocessed_files(d)["meta"] for d in DATASET_NAMES],
+        kendall=[paths.analysis_files(**m)["kendall"] for m in grid_models()],
     output:
-        **table_outputs("table2_kendall", "../report/table2_kendall.rst"),
+        **jw_table_outputs("table2_kendall"),
     log:
-        "logs/tables/table2_kendall.log",
+        paths.log("tables", "jw/table2_kendall"),
     conda:
         "../envs/attnexp.yaml"
     resources:
@@ -77,7 +67,7 @@ rule table2:
         models=grid_models(),
         datasets=DATASET_NAMES,
         pairs=FIGURES["table_pairs"],
-        nan_policy=kendall_nan_policy(),
+        nan_policy=config["analyses"]["kendall"]["nan_policy"],  # as kendall_summary.csv (J&W §6.3)
         bootstrap=bootstrap_options(),
     script:
         "../scripts/table2.py"
@@ -85,11 +75,11 @@ rule table2:
 
 rule cross_measure_table:
     input:
-        kendall=[f"{analysis_dir(**m)}/kendall.parquet" for m in grid_models()],
+        kendall=[paths.analysis_files(**m)["kendall"] for m in grid_models()],
     output:
-        **table_outputs("cross_measure", "../report/cross_measure.rst"),
+        **jw_table_outputs("cross_measure"),
     log:
-        "logs/tables/cross_measure.log",
+        paths.log("tables", "jw/cross_measure"),
     conda:
         "../envs/attnexp.yaml"
     resources:
@@ -105,11 +95,11 @@ rule cross_measure_table:
 
 rule rationale_table:
     input:
-        recovery=[f"{analysis_dir(**m)}/rationale_recovery.csv" for m in grid_models()],
+        recovery=[paths.analysis_files(**m)["rationale"] for m in grid_models()],
     output:
-        **table_outputs("rationale_recovery", "../report/rationale_recovery.rst"),
+        **jw_table_outputs("rationale_recovery"),
     log:
-        "logs/tables/rationale_recovery.log",
+        paths.log("tables", "jw/rationale_recovery"),
     conda:
         "../envs/attnexp.yaml"
     resources:
@@ -124,12 +114,12 @@ rule rationale_table:
 rule dataset_figures:
     input:
         get_dataset_figure_inputs,
-        meta="results/preprocessed/{dataset}/meta.json",
+        meta=paths.preprocessed_files()["meta"],
     output:
-        manifest="results/figures/{dataset}/figures.json",
+        manifest=paths.figure_manifest("jw", "{dataset}"),
         figures=model_figure_outputs(),
     log:
-        "logs/figures/{dataset}.log",
+        paths.log("figures", "jw/{dataset}"),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
@@ -138,9 +128,7 @@ rule dataset_figures:
         runtime=30,
     params:
         models=get_dataset_figure_models,
-        names=MODEL_FIGURE_NAMES,
-        output_dir="results/figures/{dataset}",
-        options=figure_options(),
+        options=figure_options(),  # the script reads snakemake.config; here so that a change redraws
     script:
         "../scripts/model_figures.py"
 
@@ -148,22 +136,21 @@ rule dataset_figures:
 rule model_figure:
     input:
         get_model_figure_inputs,
-        meta="results/preprocessed/{dataset}/meta.json",
+        meta=paths.preprocessed_files()["meta"],
     output:
         png=report(
-            "results/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.png",
-            caption="../report/model_figure.rst",
-            category="{dataset}",
-            subcategory="{encoder}-{attention} seed {seed}",
-            labels={
-                "figure": "{figure}",
-                "model": "{encoder}-{attention}",
-                "seed": "{seed}",
-            },
+            paths.jw_model_figure_files(name="{figure}")["png"],
+            caption="../report/jw/model_figure.rst",
+            category=JW_CATEGORY,
+            subcategory="{dataset}",
+            labels=get_model_figure_labels,
         ),
-        pdf="results/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.pdf",
+        pdf=paths.jw_model_figure_files(name="{figure}")["pdf"],
     log:
-        "logs/figures/{dataset}/{encoder}-{attention}/seed{seed}/{figure}.log",
+        paths.log("figures", "jw/{dataset}/{encoder}-{attention}/seed{seed}/{figure}"),
+    wildcard_constraints:
+        encoder=single_model_figure_encoder(),
+        figure="|".join(MODEL_FIGURE_TABLES),
     conda:
         "../envs/attnexp.yaml"
     resources:
@@ -171,8 +158,6 @@ rule model_figure:
         runtime=20,
     params:
         models=get_model_figure_models,
-        names=lambda wildcards: [wildcards.figure],
-        output_dir="results/figures/{dataset}",
         options=figure_options(),
     script:
         "../scripts/model_figures.py"
@@ -180,22 +165,20 @@ rule model_figure:
 
 rule summary_figures:
     input:
-        kendall="results/tables/table2_kendall.csv",
-        cross="results/tables/cross_measure.csv",
+        kendall=paths.table_files("jw", "table2_kendall")["csv"],
+        cross=paths.table_files("jw", "cross_measure")["csv"],
     output:
-        manifest="results/figures/summary/figures.json",
+        manifest=paths.figure_manifest("jw", "summary"),
         figures=summary_figure_outputs(),
     log:
-        "logs/figures/summary.log",
+        paths.log("figures", "jw/summary"),
     conda:
         "../envs/attnexp.yaml"
     resources:
         mem_mb=2000,
         runtime=20,
     params:
-        names=SUMMARY_FIGURES,
-        attentions=ATTENTIONS,
-        output_dir=lambda wildcards, output: Path(output.manifest).parent,
+        figures=get_summary_figure_files(),
         datasets=DATASET_NAMES,
         options=figure_options(),
     script:
@@ -204,29 +187,40 @@ rule summary_figures:
 
 rule summary_figure:
     input:
-        kendall="results/tables/table2_kendall.csv",
-        cross="results/tables/cross_measure.csv",
+        kendall=paths.table_files("jw", "table2_kendall")["csv"],
+        cross=paths.table_files("jw", "cross_measure")["csv"],
     output:
         png=report(
-            "results/figures/summary/{attention}/{summary_figure}.png",
-            caption="../report/summary_figure.rst",
-            category="Summary",
-            subcategory="{attention} attention",
-            labels={"figure": "{summary_figure}", "attention": "{attention}"},
+            paths.jw_summary_figure_files(name="{summary_figure}")["png"],
+            caption="../report/jw/summary_figure.rst",
+            category=JW_CATEGORY,
+            subcategory=ALL_DATASETS,
+            labels=get_summary_figure_labels,
         ),
-        pdf="results/figures/summary/{attention}/{summary_figure}.pdf",
+        pdf=paths.jw_summary_figure_files(name="{summary_figure}")["pdf"],
     log:
-        "logs/figures/summary/{attention}/{summary_figure}.log",
+        paths.log("figures", "jw/summary/{attention}/{summary_figure}"),
+    wildcard_constraints:
+        attention=single_summary_figure_attention(),
+        summary_figure="|".join(SUMMARY_FIGURE_NAMES),
     conda:
         "../envs/attnexp.yaml"
     resources:
         mem_mb=2000,
         runtime=20,
     params:
-        names=lambda wildcards: [wildcards.summary_figure],
-        attentions=lambda wildcards: [wildcards.attention],
-        output_dir=lambda wildcards, output: Path(output.pdf).parents[1],
+        figures=lambda wildcards, output: {
+            wildcards.attention: {
+                wildcards.summary_figure: {"png": output.png, "pdf": output.pdf}
+            }
+        },
         datasets=DATASET_NAMES,
         options=figure_options(),
     script:
         "../scripts/summary_figures.py"
+
+
+rule jw:
+    input:
+        get_jw_targets(),
+    localrule: True

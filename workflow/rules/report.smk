@@ -1,4 +1,5 @@
-# Targets across the three papers: every table, every figure, and the HTML report.
+# Targets across the three papers: every table, every figure, and the HTML report (grouped by paper, then
+# dataset, then model; see workflow/report/workflow.rst).
 
 
 rule tables:
@@ -15,15 +16,16 @@ rule figures:
 
 rule report:
     input:
-        get_figures_targets(),
+        get_table_targets(),
+        get_figure_targets(),
     output:
-        "results/report.html",
+        paths.REPORT,
     log:
-        "logs/report.log",
+        paths.log("report", "report"),
     localrule: True
     conda:
         "../envs/attnexp.yaml"
     params:
-        snakemake=f"{sys.executable} -m snakemake",
-    shell:
-        "{params.snakemake} --nolock --report {output} {input} > {log} 2>&1"
+        snakefile=workflow.main_snakefile,
+    script:
+        "../scripts/report.py"

@@ -1,15 +1,14 @@
-from pathlib import Path
-
+from attnexp.analyses.jw.instances import AnalysisSettings
 from attnexp.analyses.jw.run import run_analyses
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_analyses(
-        snakemake.input.model,
-        Path(snakemake.input.instances).parent,
-        dict(snakemake.output.items()),
-        snakemake.params.settings,
-        snakemake.params.batch_size,
-        dict(snakemake.wildcards.items()),
-        snakemake.threads,
+        model=snakemake.input.model,
+        instances=snakemake.input.instances,
+        meta=snakemake.input.meta,
+        settings=AnalysisSettings.from_config(snakemake.config, snakemake.params.batch_size),
+        labels=dict(snakemake.wildcards.items()),
+        outputs=dict(snakemake.output.items()),
+        threads=snakemake.threads,
     )

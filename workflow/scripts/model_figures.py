@@ -4,10 +4,8 @@ from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     render_model_figures(
-        snakemake.params.models,
-        snakemake.params.names,
-        snakemake.input.meta,
-        snakemake.params.output_dir,
-        FigureOptions(**snakemake.params.options),
-        snakemake.output.get("manifest"),
+        models=snakemake.params.models,
+        meta=snakemake.input.meta,
+        options=FigureOptions.from_config(snakemake.config),
+        manifest=snakemake.output.get("manifest"),
     )

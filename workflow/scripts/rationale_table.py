@@ -1,5 +1,9 @@
-from attnexp.report.tables import build_rationale_table
+from attnexp.report.jw.tables import build_rationale_table
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    build_rationale_table(snakemake.input.recovery, snakemake.output, snakemake.params.bootstrap)
+    build_rationale_table(
+        recovery=snakemake.input.recovery,
+        outputs=dict(snakemake.output.items()),
+        bootstrap_options=snakemake.params.bootstrap,
+    )

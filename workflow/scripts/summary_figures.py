@@ -4,12 +4,10 @@ from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     render_summary_figures(
-        snakemake.input.kendall,
-        snakemake.input.cross,
-        snakemake.params.names,
-        snakemake.params.attentions,
-        snakemake.params.output_dir,
-        FigureOptions(**snakemake.params.options),
-        snakemake.params.datasets,
-        snakemake.output.get("manifest"),
+        kendall=snakemake.input.kendall,
+        cross_measure=snakemake.input.cross,
+        figures=snakemake.params.figures,
+        datasets=snakemake.params.datasets,
+        options=FigureOptions.from_config(snakemake.config),
+        manifest=snakemake.output.get("manifest"),
     )

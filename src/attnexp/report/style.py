@@ -1,27 +1,40 @@
-"""One look for every figure: paper-column width, despined axes, the spec's class palette (J&W §7).
+"""One look for every figure of every paper (J&W, W&P, A&Z): paper-column width, despined axes, one palette set,
+PNG + PDF output. Figures take the config section `figures` (palette, width, dpi) as a `FigureStyle`:
+
+    style = FigureStyle.from_config(config)
+    with paper_style(style):
+        fig, ax = style.figure()
+        ...
+        style.save(fig, paths.figure_files("wp", "syn_sentiment/jsd_tvd"))
 
 The default class colours (#43406b / #d15a00 / #27f77d) differ strongly in lightness (about 28 / 57 / 87
 on CIELAB L*), so the classes stay distinguishable under every form of colour blindness and in greyscale.
 """
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from cycler import cycler  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from attnexp.io import atomic_path  # noqa: E402
 
+# Categorical colours (classes, compared runs or measures, in this order): config `figures.palette`.
 PALETTES = {
     "spec": ("#43406b", "#d15a00", "#27f77d"),
     "paper_era": ("#7570b3", "#d95f02", "#1b9e77"),
     "okabe_ito": ("#0072B2", "#E69F00", "#009E73"),
 }
-OVERALL_COLOUR = "#8c8c8c"
+OVERALL_COLOUR = "#8c8c8c"  # one group for everything (tasks with more than three classes)
+NEUTRAL_COLOUR = "0.6"  # reference lines
+SEQUENTIAL_CMAP = "Oranges"  # weights from 0 to their maximum (token heatmaps)
 ENCODER_COLOURS = {"lstm": "#43406b", "average": "#d15a00", "cnn": "#27f77d"}
 ENCODER_NAMES = {"lstm": "BiLSTM", "cnn": "CNN", "average": "Average"}
 ATTENTION_NAMES = {"tanh": "additive (tanh)", "dot": "scaled dot", "uniform": "uniform"}
@@ -47,10 +60,46 @@ RC_PARAMS = {
 }
 
 
+@dataclass(frozen=True)
+class FigureStyle:
+    """The look a figure takes from the config section `figures` (defaults in the schema)."""
+
+    CONFIG_KEY: ClassVar[str] = "figures"
+
+    palette: str  # a key of PALETTES
+    width: float  # inches; one paper column by default
+    dpi: int  # PNG resolution (PDFs are vector)
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "FigureStyle":
+        section = config[cls.CONFIG_KEY]
+        return cls(palette=section["palette"], width=section["width"], dpi=section["dpi"])
+
+    def __post_init__(self) -> None:
+        if self.palette not in PALETTES:
+            raise ValueError(f"unknown palette {self.palette!r}; choose one of {', '.join(PALETTES)}")
+
+    @property
+    def colours(self) -> tuple[str, ...]:
+        return PALETTES[self.palette]
+
+    def figure(self, aspect: float = 1.0, nrows: int = 1, ncols: int = 1, **kwargs) -> tuple[Figure, object]:
+        """`new_figure` at this style's width."""
+        return new_figure(self.width, aspect, nrows, ncols, **kwargs)
+
+    def save(self, fig: Figure, paths: Sequence[str | Path] | Mapping[str, str | Path]) -> None:
+        """`save_figure` at this style's dpi."""
+        save_figure(fig, paths, dpi=self.dpi)
+
+
 @contextmanager
-def paper_style() -> Iterator[None]:
-    """Apply the project's rcParams for the duration of the block."""
-    with plt.rc_context(RC_PARAMS):
+def paper_style(style: FigureStyle | None = None) -> Iterator[None]:
+    """Apply the project's rcParams for the duration of the block; with a `style`, its palette also becomes the
+    colour cycle (so plain `plot` calls take the house colours)."""
+    params = dict(RC_PARAMS)
+    if style is not None:
+        params["axes.prop_cycle"] = cycler(color=list(style.colours))
+    with plt.rc_context(params):
         yield
 
 
@@ -85,11 +134,14 @@ def hue_palette(classes: Sequence[str], palette: str = "spec") -> dict[str, str]
     return class_colours(classes, palette)
 
 
-def save_figure(fig: Figure, paths: Sequence[str | Path], dpi: int = 150) -> None:
+def save_figure(fig: Figure, paths: Sequence[str | Path] | Mapping[str, str | Path], dpi: int = 150) -> None:
     """Write `fig` to every path (format from the suffix) atomically, then close it.
 
-    The layout is solved once, for the first format, and then frozen: the second save only redraws.
+    `paths`: a list, or a format -> path mapping such as `attnexp.paths.figure_files(paper, stem)` (then the PDF
+    is written first). The layout is solved once, for the first format, and then frozen: later saves only redraw.
     """
+    if isinstance(paths, Mapping):
+        paths = sorted(paths.values(), key=lambda path: Path(path).suffix != ".pdf")
     for index, path in enumerate(paths):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix.lstrip("."), dpi=dpi)

@@ -1,9 +1,6 @@
-"""Paper tables (J&W §7): dataset statistics and test performance (Table 1), Kendall τ summary (Table 2),
-cross-measure τ differences (§6.6) and planted-rationale recovery. Each is written as CSV (long, for
-machines) plus Markdown and LaTeX (wide, for papers).
-
-Every statistic is computed per seed first; with several seeds a cell reports the across-seed mean and a
-percentile-bootstrap 95% interval of that mean (`ci_low`, `ci_high`; NaN with a single seed).
+"""The one table writer of every paper: CSV (long, full precision, for machines) plus Markdown and LaTeX (for
+papers, numbers rounded), to `attnexp.paths.table_files(paper, stem)`; and the across-seed summaries the
+tables share (mean per group with a percentile-bootstrap interval over seeds).
 """
 
 from collections.abc import Mapping, Sequence
@@ -13,26 +10,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import bootstrap
 
-from attnexp.io import read_json, write_csv, write_text
+from attnexp.io import write_csv, write_text
 
-PAPER_ORDER = ("sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "babi3", "snli")
-ALIASES = {"sentiment": "sst", "nli": "snli"}  # the generated offline stand-ins
-MODEL_KEYS = ["dataset", "encoder", "attention"]
-SIGNIFICANCE = 0.05
-LEGACY_LABELS = {"attn_loo": "ag", "attn_grad": "al", "grad_loo": "gl"}  # quirk corrstats.legacy_labels
-DIFFERENCES = {"gradloo_minus_attnloo": ("grad_loo", "attn_loo"), "gradloo_minus_attngrad": ("grad_loo", "attn_grad")}
-
-
-def dataset_order(names: Sequence[str]) -> list[str]:
-    """The paper's dataset order (SST, IMDB, …, SNLI); names it does not know keep their given order, last."""
-
-    def rank(name: str) -> int:
-        stem = name.removeprefix("syn_")
-        stem = ALIASES.get(stem, stem)
-        matches = [i for i, key in enumerate(PAPER_ORDER) if stem == key or stem.startswith(f"{key}_")]
-        return matches[0] if matches else len(PAPER_ORDER)
-
-    return sorted(dict.fromkeys(names), key=rank)
+DIGITS = 3  # decimals of every number in the Markdown and LaTeX versions
+MISSING = "–"  # NaN in the Markdown and LaTeX versions
+LATEX_SYMBOLS = {"±": r"$\pm$", "τ": r"$\tau$", "−": "$-$", "≤": r"$\leq$", "–": "--", "Δ": r"$\Delta$", "ρ": r"$\rho$"}
 
 
 def seed_interval(
@@ -67,7 +49,8 @@ def across_seeds(
 ) -> pd.DataFrame:
     """Collapse the `seed` column: mean of `means`, sum of `sums`, n_seeds, and a bootstrap CI of `ci_of`.
 
-    `skipna=False` keeps a NaN seed visible in the mean (the `propagate` τ policy).
+    `bootstrap_options`: config `figures.bootstrap` (confidence, n_resamples, seed). `skipna=False` keeps a NaN
+    seed visible in the mean (the `propagate` τ policy).
     """
     grouped = per_seed.groupby(list(keys), sort=False, dropna=False)
     table = grouped[list(means)].mean() if skipna else grouped[list(means)].agg(lambda v: v.mean(skipna=False))
@@ -80,375 +63,65 @@ def across_seeds(
     return table.reset_index()
 
 
-# --- Table 1 ---
+def rounded(display: pd.DataFrame, digits: int = DIGITS) -> pd.DataFrame:
+    """`display` with every float cell as text with `digits` decimals (NaN as "–"); other cells unchanged."""
+    display = display.copy()
+    for column in display.columns:
+        values = display[column]
+        if pd.api.types.is_float_dtype(values) or values.map(lambda v: isinstance(v, float)).any():
+            display[column] = [(MISSING if np.isnan(v) else f"{v:.{digits}f}") if isinstance(v, float) else v for v in values]
+    return display
 
 
-def _by_class(counts: Mapping, classes: Sequence[str]) -> str:
-    values = [int(counts.get(str(i), 0)) for i in range(len(classes))]
-    return f"{sum(values)} ({'/'.join(map(str, values))})"
+def _is_number(value) -> bool:
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return value == MISSING
+        return True
+    return isinstance(value, int | float | np.number) and not isinstance(value, bool)
 
 
-def dataset_statistics(metas: Mapping[str, Mapping]) -> pd.DataFrame:
-    """|V| (incl. the 4 specials), average real length, train/test sizes by class, per dataset."""
-    rows = []
-    for dataset, meta in metas.items():
-        counts = meta.get("class_counts", {})
-        rows.append(
-            {
-                "dataset": dataset,
-                "task": meta["task"],
-                "vocab_size": len(meta["vocab"]),
-                "mean_length": float(meta["mean_length"]),
-                "train": int(meta["sizes"]["train"]),
-                "test": int(meta["sizes"]["test"]),
-                "train_by_class": _by_class(counts.get("train", {}), meta["classes"]),
-                "test_by_class": _by_class(counts.get("test", {}), meta["classes"]),
-                "classes": "/".join(map(str, meta["classes"])) if len(meta["classes"]) < 4 else f"{len(meta['classes'])} answers",
-                "comparable": bool(meta.get("comparable", True)),
-            }
-        )
-    return pd.DataFrame(rows)
+def column_alignment(display: pd.DataFrame) -> list[str]:
+    """Markdown alignment per column: right for numbers (also numbers written as text), left otherwise."""
+    return ["right" if len(display) and display[c].map(_is_number).all() else "left" for c in display.columns]
 
 
-def performance_metric(task: str) -> str:
-    """Table 1's test performance: positive-class F1 for binary classification, accuracy for QA/NLI."""
-    return "f1_positive" if task == "bc" else "accuracy"
-
-
-def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
-    """One row per dataset x encoder x attention: dataset statistics plus across-seed test performance."""
-    stats = dataset_statistics(metas)
-    tasks = dict(zip(stats["dataset"], stats["task"], strict=True))
-    per_seed = pd.DataFrame(
-        [
-            {
-                **{key: m[key] for key in ("dataset", "encoder", "attention", "seed")},
-                "metric": performance_metric(tasks[m["dataset"]]),
-                "mean": float(m[performance_metric(tasks[m["dataset"]])]),
-                "f1_macro": float(m.get("f1_macro", np.nan)),
-            }
-            for m in metrics
-        ]
-    )
-    performance = across_seeds(per_seed, [*MODEL_KEYS, "metric"], ["mean", "f1_macro"], bootstrap_options=bootstrap_options)
-    performance["std"] = per_seed.groupby([*MODEL_KEYS, "metric"], sort=False)["mean"].std(ddof=0).to_numpy()
-    return stats.merge(performance, on="dataset")
-
-
-def table1_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
-    """Wide layout: one row per dataset, one performance column per model ("mean ± std" over seeds)."""
-    table = table.assign(cell=[_cell(r.mean, r.std, r.n_seeds, r.ci_low, r.ci_high) for r in table.itertuples()])
-    table["model"] = table["encoder"] + "-" + table["attention"]
-    wide = table.pivot(index="dataset", columns="model", values="cell")
-    stats = table.drop_duplicates("dataset").set_index("dataset")
-    front = pd.DataFrame(
-        {
-            "|V|": stats["vocab_size"],
-            "avg. length": stats["mean_length"].map("{:.1f}".format),
-            "train (by class)": stats["train_by_class"],
-            "test (by class)": stats["test_by_class"],
-            "metric": stats["metric"].map({"f1_positive": "F1", "accuracy": "accuracy"}),
-        }
-    )
-    models = list(dict.fromkeys(table["model"]))
-    display = front.join(wide[models]).reindex([d for d in order if d in wide.index])
-    return display.reset_index().rename(columns={"dataset": "Dataset"})
-
-
-def _cell(mean: float, std: float, n_seeds: int, low: float, high: float, digits: int = 3) -> str:
-    if not np.isfinite(mean):
-        return "–"
-    text = f"{mean:.{digits}f}"
-    if n_seeds > 1:
-        text += f" ± {std:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
-    return text
-
-
-# --- Table 2 ---
-
-
-def kendall_per_seed(kendall: pd.DataFrame, classes: Sequence[str], nan_policy: str = "omit") -> pd.DataFrame:
-    """mean, population std, sig_frac (p ≤ 0.05), n, n_nan per pair and group for one model's per-instance τ.
-
-    Groups: "Overall", plus "class <name>" per predicted class when the task has fewer than 4 classes (§6.3).
-    `omit` drops undefined τ from every statistic; `propagate` keeps them (NaN mean; NaN p is not significant).
-    """
-    if nan_policy not in ("omit", "propagate"):
-        raise ValueError(f"unknown kendall nan_policy {nan_policy!r}; choose omit or propagate")
-    frame = kendall.assign(
-        tau=kendall["tau"].where(~kendall["is_nan"]),
-        significant=(kendall["p_value"] <= SIGNIFICANCE) & ~kendall["is_nan"],
-        group="Overall",
-    )
-    if len(classes) < 4:
-        by_class = frame.assign(group=[f"class {classes[int(i)]}" for i in frame["predicted"]])
-        frame = pd.concat([frame, by_class], ignore_index=True)
-    kept = frame[~frame["is_nan"]] if nan_policy == "omit" else frame
-    grouped = kept.groupby(["pair", "group"], sort=False)
-    summary = pd.DataFrame(
-        {
-            "mean": grouped["tau"].agg(lambda t: t.mean(skipna=False) if len(t) else np.nan),
-            "std": grouped["tau"].agg(lambda t: t.std(ddof=0, skipna=False) if len(t) else np.nan),
-            "sig_frac": grouped["significant"].mean(),
-            "n": grouped.size(),
-        }
-    )
-    n_nan = frame.groupby(["pair", "group"], sort=False)["is_nan"].sum().rename("n_nan")
-    summary = summary.reindex(n_nan.index).join(n_nan)
-    summary["n"] = summary["n"].fillna(0).astype(int)
-    return summary.reset_index()
-
-
-def table2(
-    models: Sequence[Mapping],
-    classes: Mapping[str, Sequence[str]],
-    nan_policy: str = "omit",
-    bootstrap_options: Mapping | None = None,
-) -> pd.DataFrame:
-    """Kendall τ summary across seeds for every model; `models` items: dataset, encoder, attention, seed, kendall (frame)."""
-    per_seed = pd.concat(
-        [
-            kendall_per_seed(m["kendall"], classes[m["dataset"]], nan_policy).assign(**{k: m[k] for k in (*MODEL_KEYS, "seed")})
-            for m in models
-        ],
-        ignore_index=True,
-    )
-    table = across_seeds(
-        per_seed,
-        [*MODEL_KEYS, "pair", "group"],
-        ["mean", "std", "sig_frac"],
-        sums=["n", "n_nan"],
-        bootstrap_options=bootstrap_options,
-        skipna=nan_policy == "omit",
-    )
-    table["nan_policy"] = nan_policy
-    return table
-
-
-def table2_display(table: pd.DataFrame, order: Sequence[str], pairs: Sequence[str]) -> pd.DataFrame:
-    """Paper layout: rows dataset x predicted-class group x model; one column per pair, "μ ± σ (sig. frac.)"."""
-    table = table[table["pair"].isin(pairs)].copy()
-    table["cell"] = [
-        f"{r.mean:.2f} ± {r.std:.2f} ({r.sig_frac:.2f})"
-        + (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.n_seeds > 1 else "")
-        + (f"; {int(r.n_nan)} undef." if r.n_nan else "")
-        if np.isfinite(r.mean)
-        else f"– ({int(r.n_nan)} undef.)"
-        for r in table.itertuples()
-    ]
-    table["model"] = table["encoder"] + "-" + table["attention"]
-    wide = table.pivot_table(index=["dataset", "group", "model"], columns="pair", values="cell", aggfunc="first", sort=False)
-    wide = wide[[p for p in pairs if p in wide.columns]].reset_index()
-    wide["_order"] = wide["dataset"].map({d: i for i, d in enumerate(order)})
-    wide["_group"] = wide["group"].where(wide["group"] != "Overall", "")
-    wide = wide.sort_values(["_order", "_group"], kind="stable").drop(columns=["_order", "_group"])
-    return wide.rename(columns={"dataset": "Dataset", "group": "Group", "model": "Model"})
-
-
-# --- cross-measure (§6.6) ---
-
-
-def cross_measure_per_seed(kendall: pd.DataFrame) -> pd.DataFrame:
-    """Overall mean/std of τ(attn, LOO), τ(attn, grad), τ(grad, LOO) and of the per-instance differences."""
-    tau = kendall.assign(tau=kendall["tau"].where(~kendall["is_nan"]))
-    wide = tau.pivot_table(index="instance_id", columns="pair", values="tau", aggfunc="first", dropna=False)
-    columns = {p: wide[p] for p in ("attn_loo", "attn_grad", "grad_loo") if p in wide}
-    for name, (left, right) in DIFFERENCES.items():
-        if left in wide and right in wide:
-            columns[name] = wide[left] - wide[right]
-    values = pd.DataFrame(columns)
-    return pd.DataFrame(
-        {
-            "measure": values.columns,
-            "mean": values.mean().to_numpy(),
-            "std": values.std(ddof=0).to_numpy(),
-            "n": values.notna().sum().to_numpy(),
-        }
-    )
-
-
-def cross_measure(
-    models: Sequence[Mapping], legacy_labels: bool = False, bootstrap_options: Mapping | None = None
-) -> pd.DataFrame:
-    """Cross-measure summary per model across seeds; `legacy_labels` renames pairs as the authors' CorrStats (ag/al/gl)."""
-    per_seed = pd.concat(
-        [cross_measure_per_seed(m["kendall"]).assign(**{k: m[k] for k in (*MODEL_KEYS, "seed")}) for m in models],
-        ignore_index=True,
-    )
-    table = across_seeds(per_seed, [*MODEL_KEYS, "measure"], ["mean", "std"], sums=["n"], bootstrap_options=bootstrap_options)
-    if legacy_labels:
-        table["measure"] = table["measure"].replace(LEGACY_LABELS)
-    return table
-
-
-def cross_measure_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
-    table = table.copy()
-    table["cell"] = [
-        f"{r.mean:.3f} ± {r.std:.3f}" + (f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if r.n_seeds > 1 else "")
-        for r in table.itertuples()
-    ]
-    table["model"] = table["encoder"] + "-" + table["attention"]
-    wide = table.pivot_table(index=["dataset", "model"], columns="measure", values="cell", aggfunc="first", sort=False)
-    wide = wide[list(dict.fromkeys(table["measure"]))].reset_index()
-    wide = wide.sort_values("dataset", key=lambda d: d.map({n: i for i, n in enumerate(order)}), kind="stable")
-    return wide.rename(columns={"dataset": "Dataset", "model": "Model"})
-
-
-# --- planted-rationale recovery ---
-
-
-def rationale_recovery(frames: Sequence[pd.DataFrame], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
-    """Across-seed precision@k and AUC of each importance measure at recovering the planted cue tokens."""
-    columns = [*MODEL_KEYS, "measure", "n_seeds", "precision_at_k", "auc", "n", "ci_low", "ci_high", "auc_ci_low", "auc_ci_high"]
-    per_seed = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
-    if per_seed is None:
-        return pd.DataFrame(columns=columns)
-    table = across_seeds(
-        per_seed.rename(columns={"precision_at_k": "mean"}),
-        [*MODEL_KEYS, "measure"],
-        ["mean", "auc"],
-        sums=["n"],
-        bootstrap_options=bootstrap_options,
-    )
-    auc = across_seeds(
-        per_seed.rename(columns={"auc": "mean"}), [*MODEL_KEYS, "measure"], ["mean"], bootstrap_options=bootstrap_options
-    )
-    table["auc_ci_low"], table["auc_ci_high"] = auc["ci_low"].to_numpy(), auc["ci_high"].to_numpy()
-    return table.rename(columns={"mean": "precision_at_k"})[columns]
-
-
-def rationale_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
-    if table.empty:
-        return pd.DataFrame(columns=["Dataset", "Model", "measure", "precision@k", "AUC"])
-    table = table.copy()
-    table["Model"] = table["encoder"] + "-" + table["attention"]
-    table["precision@k"] = [
-        _cell(r.precision_at_k, np.nan, 1, r.ci_low, r.ci_high) + _ci(r.n_seeds, r.ci_low, r.ci_high) for r in table.itertuples()
-    ]
-    table["AUC"] = [_cell(r.auc, np.nan, 1, 0, 0) + _ci(r.n_seeds, r.auc_ci_low, r.auc_ci_high) for r in table.itertuples()]
-    table = table.sort_values("dataset", key=lambda d: d.map({n: i for i, n in enumerate(order)}), kind="stable")
-    return table.rename(columns={"dataset": "Dataset"})[["Dataset", "Model", "measure", "precision@k", "AUC"]]
-
-
-def _ci(n_seeds: int, low: float, high: float) -> str:
-    return f" [{low:.3f}, {high:.3f}]" if n_seeds > 1 else ""
-
-
-# --- writing ---
-
-
-def write_table(
-    table: pd.DataFrame,
-    display: pd.DataFrame,
-    csv_path: str | Path,
-    markdown_path: str | Path,
-    latex_path: str | Path,
-    caption: str,
-) -> None:
-    """CSV of `table`; Markdown and LaTeX of `display` (the paper layout) with `caption`."""
-    write_csv(csv_path, table)
-    print(f"{csv_path}: {len(table)} rows (+ {Path(markdown_path).name}, {Path(latex_path).name})", flush=True)
-    markdown = display.to_markdown(index=False) if len(display) else "(no rows)"
-    write_text(markdown_path, f"{caption}\n\n{markdown}\n")
-    latex = display.to_latex(index=False, caption=caption, escape=True, longtable=len(display) > 40, na_rep="–")
-    write_text(latex_path, _latex_symbols(latex))
-
-
-def _latex_symbols(text: str) -> str:
-    for symbol, command in {"±": r"$\pm$", "τ": r"$\tau$", "−": "$-$", "≤": r"$\leq$", "–": "--", "Δ": r"$\Delta$"}.items():
+def latex_symbols(text: str) -> str:
+    """Unicode symbols of the display text as LaTeX commands (±, τ, −, ≤, –, Δ, ρ)."""
+    for symbol, command in LATEX_SYMBOLS.items():
         text = text.replace(symbol, command)
     return text
 
 
-def load_metas(paths: Mapping[str, str | Path]) -> dict[str, dict]:
-    return {dataset: read_json(path) for dataset, path in paths.items()}
+def write_table(
+    table: pd.DataFrame,
+    outputs: Mapping[str, str | Path] | pd.DataFrame,
+    *legacy: str | Path,
+    caption: str = "",
+    display: pd.DataFrame | None = None,
+    digits: int = DIGITS,
+) -> None:
+    """Write one table: `table` as CSV (every column, full precision); `display` (default: `table`), the paper
+    layout, as Markdown and LaTeX under `caption`, floats rounded to `digits` decimals.
 
-
-# --- entry points for the workflow: paths in, files out ---
-
-CAPTIONS = {
-    "table1": "Table 1 analogue: dataset statistics (|V| with the 4 specials, average real length, split sizes by class) "
-    "and test performance per model (F1 of the positive class for binary classification, accuracy for QA/NLI).",
-    "table2": "Table 2 analogue: Kendall τ between attention and gradient / leave-one-out importance, mean ± std "
-    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ.",
-    "cross_measure": "Cross-measure summary (J&W §6.6): mean ± std of τ per pair and of the per-instance differences "
-    "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
-    "rationale_recovery": "Planted-rationale recovery: precision@k and ROC-AUC of each importance measure at finding "
-    "the generator's cue tokens (planted data only).",
-}
-
-
-def _labelled(models: Sequence[Mapping], paths: Sequence[str | Path]) -> list[dict]:
-    if len(models) != len(paths):
-        raise ValueError(
-            f"{len(models)} model labels but {len(paths)} kendall tables; the workflow must pass them in the same order"
-        )
-    return [
-        {**model, "kendall": pd.read_parquet(path, columns=["instance_id", "predicted", "pair", "tau", "p_value", "is_nan"])}
-        for model, path in zip(models, paths, strict=True)
-    ]
-
-
-def build_table1(
-    datasets: Sequence[str],
-    meta_paths: Sequence[str | Path],
-    metrics_paths: Sequence[str | Path],
-    outputs: Mapping[str, str],
-    bootstrap_options: Mapping | None = None,
-) -> pd.DataFrame:
-    metas = load_metas(dict(zip(datasets, meta_paths, strict=True)))
-    table = table1(metas, [read_json(p) for p in metrics_paths], bootstrap_options)
-    write_table(
-        table, table1_display(table, dataset_order(datasets)), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["table1"]
+    `outputs`: {"csv", "md", "tex"} -> path, e.g. `paths.table_files("wp", "uniform_table")`.
+    The earlier positional form `write_table(table, display, csv, md, tex, caption)` still works.
+    """
+    if isinstance(outputs, pd.DataFrame):
+        display, (csv, md, tex, *rest) = outputs, legacy
+        outputs, caption = {"csv": csv, "md": md, "tex": tex}, rest[0] if rest else caption
+    elif legacy:
+        raise TypeError("write_table(table, outputs, caption=..., display=...): pass caption and display by keyword")
+    display = rounded(table if display is None else display, digits)
+    write_csv(outputs["csv"], table)
+    print(f"{outputs['csv']}: {len(table)} rows (+ {Path(outputs['md']).name}, {Path(outputs['tex']).name})", flush=True)
+    markdown = (
+        display.to_markdown(index=False, disable_numparse=True, colalign=column_alignment(display))
+        if len(display)
+        else "(no rows)"
     )
-    return table
-
-
-def build_table2(
-    models: Sequence[Mapping],
-    kendall_paths: Sequence[str | Path],
-    datasets: Sequence[str],
-    meta_paths: Sequence[str | Path],
-    outputs: Mapping[str, str],
-    pairs: Sequence[str],
-    nan_policy: str = "omit",
-    bootstrap_options: Mapping | None = None,
-) -> pd.DataFrame:
-    classes = {d: m["classes"] for d, m in load_metas(dict(zip(datasets, meta_paths, strict=True))).items()}
-    table = table2(_labelled(models, kendall_paths), classes, nan_policy, bootstrap_options)
-    write_table(
-        table,
-        table2_display(table, dataset_order(datasets), pairs),
-        outputs["csv"],
-        outputs["md"],
-        outputs["tex"],
-        CAPTIONS["table2"],
-    )
-    return table
-
-
-def build_cross_measure(
-    models: Sequence[Mapping],
-    kendall_paths: Sequence[str | Path],
-    outputs: Mapping[str, str],
-    legacy_labels: bool = False,
-    bootstrap_options: Mapping | None = None,
-) -> pd.DataFrame:
-    table = cross_measure(_labelled(models, kendall_paths), legacy_labels, bootstrap_options)
-    order = dataset_order([m["dataset"] for m in models])
-    write_table(
-        table, cross_measure_display(table, order), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["cross_measure"]
-    )
-    return table
-
-
-def build_rationale_table(
-    recovery_paths: Sequence[str | Path], outputs: Mapping[str, str], bootstrap_options: Mapping | None = None
-) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in recovery_paths]
-    table = rationale_recovery(frames, bootstrap_options)
-    order = dataset_order([d for f in frames for d in f.get("dataset", [])])
-    write_table(
-        table, rationale_display(table, order), outputs["csv"], outputs["md"], outputs["tex"], CAPTIONS["rationale_recovery"]
-    )
-    return table
+    write_text(outputs["md"], f"{caption}\n\n{markdown}\n" if caption else f"{markdown}\n")
+    latex = display.to_latex(index=False, caption=caption or None, escape=True, longtable=len(display) > 40, na_rep=MISSING)
+    write_text(outputs["tex"], latex_symbols(latex))

@@ -18,6 +18,7 @@ from attnexp.analyses.jw.permutation import identity_permutations, permutation_o
 from attnexp.analyses.jw.rationale import precision_at_k, rationale_recovery
 from attnexp.data.batching import Batch, collate
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from tests.analyses.jw.configs import adversary_settings
 
 torch.set_num_threads(1)
 LENGTHS = [1, 2, 5, 9, 3]  # real tokens, ragged, including a one-token instance
@@ -333,7 +334,7 @@ def reference_adversary(model, one: Batch, init: torch.Tensor, settings: Adversa
 def test_adversary_matches_per_instance_reference(case):
     model, rows = case
     batch = collate(rows)
-    settings = AdversarySettings(candidates=3, steps=15)
+    settings = adversary_settings(candidates=3, steps=15)
     init = initial_logits(batch, settings, torch.Generator().manual_seed(0))
     result = adversarial_attention(model, batch, settings, init=init)
     for i in range(len(LENGTHS)):
@@ -346,7 +347,7 @@ def test_adversary_matches_per_instance_reference(case):
 def test_adversary_reports_candidates_within_bounds(case):
     model, rows = case
     batch = collate(rows)
-    result = adversarial_attention(model, batch, AdversarySettings(steps=40), torch.Generator().manual_seed(1))
+    result = adversarial_attention(model, batch, adversary_settings(steps=40), torch.Generator().manual_seed(1))
     emax_tvd = tvd(result.emax_output, result.original_output)
     assert (emax_tvd <= result.epsilon + 1e-7).all()
     assert ((result.emax_jsd >= 0) & (result.emax_jsd <= LN2)).all()
@@ -357,8 +358,8 @@ def test_adversary_reports_candidates_within_bounds(case):
 
 
 def test_adversary_thresholds_follow_the_quirk():
-    assert AdversarySettings().report_epsilon("bc") == 0.01 and AdversarySettings().report_epsilon("qa") == 0.05
-    quirk = AdversarySettings(code_thresholds=True)
+    assert adversary_settings().report_epsilon("bc") == 0.01 and adversary_settings().report_epsilon("qa") == 0.05
+    quirk = adversary_settings(code_thresholds=True)
     assert quirk.report_epsilon("bc") == quirk.report_epsilon("nli") == 0.05 and quirk.hinge_epsilon("qa") == 0.01
 
 

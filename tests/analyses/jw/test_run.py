@@ -1,29 +1,40 @@
-"""One trained planted-rationale model through `run_analyses`: the contract files, and LOO finds the cues."""
+"""One trained planted-rationale model through `run_analyses`: the contract files, and LOO finds the cues; the
+settings agree with the config schema."""
+
+from dataclasses import MISSING, fields
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+import yaml
 
+from attnexp import paths
+from attnexp.analyses.jw.adversary import AdversarySettings
+from attnexp.analyses.jw.instances import AnalysisSettings
 from attnexp.analyses.jw.run import run_analyses
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.synthetic import write_planted_sentiment
 from attnexp.models.train import build_model, fit
+from tests.analyses.jw.configs import SCHEMA, validated_config
 from tests.factories import train_settings
 
 torch.set_num_threads(1)
 
-NAMES = {
-    "importance": "importance.parquet",
-    "kendall": "kendall.parquet",
-    "kendall_summary": "kendall_summary.csv",
-    "permutation": "permutation.parquet",
-    "adversary": "adversary.parquet",
-    "rationale": "rationale_recovery.csv",
-    "config": "analysis_config.yaml",
-}
 OPTIONS = {"permutations": 12, "ig_steps": 8, "adversary": {"candidates": 3, "steps": 30}}
+SETTINGS = AnalysisSettings.from_config(validated_config(OPTIONS), batch_size=32)
+
+
+def analyse(root, outputs, labels, settings=SETTINGS):
+    run_analyses(
+        model=root / "model.pt",
+        instances=root / "pre" / "instances.parquet",
+        meta=root / "pre" / "meta.json",
+        settings=settings,
+        labels=labels,
+        outputs=outputs,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +59,8 @@ def analysed(tmp_path_factory):
     from attnexp.models.checkpoint import save_model
 
     save_model(model, root / "model.pt")
-    outputs = {key: root / "out" / name for key, name in NAMES.items()}
-    labels = {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": "0"}
-    run_analyses(root / "model.pt", root / "pre", outputs, OPTIONS, 32, labels)
+    outputs = {key: root / "out" / name for key, name in paths.ANALYSIS_FILES.items()}
+    analyse(root, outputs, {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": "0"})
     return outputs, instances
 
 
@@ -99,15 +109,34 @@ def test_leave_one_out_recovers_planted_cues_far_above_chance(analysed):
 
 def test_same_seed_same_numbers(analysed, tmp_path):
     outputs, _ = analysed
-    again = {key: tmp_path / name for key, name in NAMES.items()}
-    labels = {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": 0}
-    run_analyses(
-        outputs["importance"].parent.parent / "model.pt",
-        outputs["importance"].parent.parent / "pre",
+    again = {key: tmp_path / name for key, name in paths.ANALYSIS_FILES.items()}
+    analyse(
+        outputs["importance"].parent.parent,
         again,
-        {**OPTIONS, "permutations": 12},
-        32,
-        labels,
+        {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": 0},
     )
-    for key in ("importance", "permutation", "adversary"):
-        pd.testing.assert_frame_equal(pd.read_parquet(outputs[key]), pd.read_parquet(again[key]))
+    for key in paths.ANALYSIS_FILES:
+        assert again[key].read_bytes() == outputs[key].read_bytes(), key
+
+
+def test_config_records_every_setting(analysed):
+    outputs, _ = analysed
+    recorded = yaml.safe_load(outputs["config"].read_text())
+    assert recorded["settings"]["ig_steps"] == 8 and recorded["settings"]["adversary"]["steps"] == 30
+    assert recorded["settings"]["memory_budget_mb"] == 256 and recorded["seed"] == 0
+
+
+def test_settings_mirror_the_schema_without_defaults():
+    """Every key of the schema's `analyses` section is a settings field with no default of its own."""
+    section = yaml.safe_load(SCHEMA.read_text())["properties"][AnalysisSettings.CONFIG_KEY]["properties"]
+    renamed = {"kendall": "nan_policy", "lambda": "lam"}  # nested or reserved config keys
+    analysis = {f.name: f for f in fields(AnalysisSettings)}
+    adversary = {f.name: f for f in fields(AdversarySettings)}
+    for key in section:
+        field = analysis[renamed.get(key, key)]
+        assert field.default is MISSING and field.default_factory is MISSING, key
+    for key in section[AdversarySettings.CONFIG_KEY]["properties"]:
+        field = adversary[renamed.get(key, key)]
+        assert field.default is MISSING, key
+    defaults = AnalysisSettings.from_config(validated_config(), batch_size=7)
+    assert defaults.ig_steps == section["ig_steps"]["default"] and defaults.batch_size == 7

@@ -9,14 +9,16 @@ The loss is a sum of per-instance terms and Adam is elementwise, so optimising a
 instances x candidates at once gives each instance exactly its own optimisation.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 
 from attnexp.analyses.divergences import _EPS, jsd, tvd
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
-from attnexp.models.classifier import AttentionClassifier
+from attnexp.models.interface import AttentionModel
 
 PAPER_EPSILON = {"bc": 0.01, "qa": 0.05, "nli": 0.05}
 CODE_EPSILON = 0.01  # quirk: hinge threshold of the authors' code, on |dp| (BC) or the L1 distance (QA/NLI)
@@ -25,12 +27,28 @@ CODE_REPORT_EPSILON = 0.05  # quirk: the authors' reporting threshold for every 
 
 @dataclass(frozen=True)
 class AdversarySettings:
-    candidates: int = 5
-    steps: int = 500
-    lr: float = 0.01
-    lam: float = 500.0
-    init_scale: float = 3.0
-    code_thresholds: bool = False  # quirk: the authors' hinge (0.01 on |dp| or L1) and report threshold (0.05)
+    """Config section `analyses.adversary` (defaults in the schema); `lam` is the key `lambda`."""
+
+    CONFIG_KEY: ClassVar[str] = "adversary"  # inside `analyses`
+
+    candidates: int
+    steps: int
+    lr: float
+    lam: float
+    code_thresholds: bool  # quirk: the authors' hinge (0.01 on |dp| or L1) and report threshold (0.05)
+    init_scale: float = 3.0  # not a config key: the authors' N(0, 1) scale of the initial logits
+
+    @classmethod
+    def from_config(cls, section: Mapping) -> "AdversarySettings":
+        """From the validated `analyses` section."""
+        adversary = section[cls.CONFIG_KEY]
+        return cls(
+            candidates=adversary["candidates"],
+            steps=adversary["steps"],
+            lr=adversary["lr"],
+            lam=adversary["lambda"],
+            code_thresholds=adversary["code_thresholds"],
+        )
 
     def hinge_epsilon(self, task: str) -> float:
         return CODE_EPSILON if self.code_thresholds else PAPER_EPSILON[task]
@@ -79,7 +97,7 @@ def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
 
 
 def adversarial_loss(
-    model: AttentionClassifier,
+    model: AttentionModel,
     encoded,
     batch: Batch,
     logits: torch.Tensor,
@@ -98,9 +116,9 @@ def adversarial_loss(
 
 
 def adversarial_attention(
-    model: AttentionClassifier,
+    model: AttentionModel,
     batch: Batch,
-    settings: AdversarySettings = AdversarySettings(),
+    settings: AdversarySettings,
     generator: torch.Generator | None = None,
     init: torch.Tensor | None = None,
     progress_every: int = 0,

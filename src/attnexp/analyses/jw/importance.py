@@ -12,10 +12,10 @@ from captum.attr import IntegratedGradients
 
 from attnexp.analyses.divergences import tvd
 from attnexp.data.batching import Batch
-from attnexp.models.classifier import AttentionClassifier
+from attnexp.models.interface import AttentionModel
 
 
-def explained_probability(model: AttentionClassifier, logits: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
+def explained_probability(model: AttentionModel, logits: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
     """The scalar the importances explain: BC p(positive); QA/NLI the probability of `target` (default: predicted)."""
     distribution = model.distribution(logits)
     if model.is_binary:
@@ -24,7 +24,7 @@ def explained_probability(model: AttentionClassifier, logits: torch.Tensor, targ
     return distribution.gather(-1, target[..., None]).squeeze(-1)
 
 
-def gradient_importance(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+def gradient_importance(model: AttentionModel, batch: Batch) -> torch.Tensor:
     """|<d y / d e_t, e_t>| with the attention detached, so gradients flow only through the hidden states."""
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
     with torch.enable_grad():
@@ -59,14 +59,14 @@ def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
     return replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
 
 
-def rows_per_chunk(model: AttentionClassifier, width: int, memory_budget_mb: float) -> int:
+def rows_per_chunk(model: AttentionModel, width: int, memory_budget_mb: float) -> int:
     """How many sequences of `width` tokens fit the budget (float32 activations, embedding + ~8 hidden widths)."""
     per_row = 4 * width * (model.embedding_size + 8 * model.feature_size)
     return max(1, int(memory_budget_mb * 2**20 // per_row))
 
 
 @torch.no_grad()
-def leave_one_out(model: AttentionClassifier, batch: Batch, memory_budget_mb: float = 256.0) -> torch.Tensor:
+def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float = 256.0) -> torch.Tensor:
     """Output change (TVD; BC |dp|) when each real token is deleted and the model re-run on the rest."""
     original = model.distribution(model(batch).logits)
     deleted, instance, position = deletion_batch(batch)
@@ -81,9 +81,7 @@ def leave_one_out(model: AttentionClassifier, batch: Batch, memory_budget_mb: fl
     return scores
 
 
-def integrated_gradients(
-    model: AttentionClassifier, batch: Batch, steps: int = 32, internal_batch_size: int | None = None
-) -> torch.Tensor:
+def integrated_gradients(model: AttentionModel, batch: Batch, steps: int, internal_batch_size: int | None = None) -> torch.Tensor:
     """|sum_d IG_t,d| over the embeddings (Captum), baseline = zero embedding on the real tokens.
 
     The whole model (attention included) is differentiated; [SOS], [EOS] and PAD stay fixed, so the

@@ -2,7 +2,9 @@
 batched; the layer that run.py (the per-model driver) and the W&P stage share."""
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -12,32 +14,36 @@ from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attenti
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
 from attnexp.data.batching import Batch, sequential_batches
-from attnexp.models.classifier import AttentionClassifier
+from attnexp.models.interface import AttentionModel
 
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    batch_size: int = 32  # J&W: the training batch size
-    permutations: int = 100
-    ig_steps: int = 32
-    memory_budget_mb: float = 256.0
-    bc_loo: bool = True  # quirk: false (the released code skips LOO for BC)
-    nan_policy: str = "omit"  # quirk: propagate
-    adversary: AdversarySettings = field(default_factory=AdversarySettings)
+    """Config section `analyses` (J&W §6; defaults in the schema) plus the batch size, which is the model's training
+    batch size (J&W) and so comes from the wildcard's dataset, not from this section."""
+
+    CONFIG_KEY: ClassVar[str] = "analyses"
+
+    batch_size: int
+    permutations: int
+    ig_steps: int
+    memory_budget_mb: float
+    bc_loo: bool  # quirk: false (the released code skips LOO for BC)
+    nan_policy: str  # `analyses.kendall.nan_policy`; quirk: propagate
+    adversary: AdversarySettings
 
     @classmethod
-    def from_config(cls, section: dict, batch_size: int) -> "AnalysisSettings":
-        adversary = dict(section.get("adversary", {}))
-        if "lambda" in adversary:
-            adversary["lam"] = adversary.pop("lambda")
+    def from_config(cls, config: Mapping, batch_size: int) -> "AnalysisSettings":
+        """From the validated config (every key present: the schema fills the defaults)."""
+        section = config[cls.CONFIG_KEY]
         return cls(
             batch_size=batch_size,
-            permutations=section.get("permutations", 100),
-            ig_steps=section.get("ig_steps", 32),
-            memory_budget_mb=section.get("memory_budget_mb", 256.0),
-            bc_loo=section.get("bc_loo", True),
-            nan_policy=section.get("kendall", {}).get("nan_policy", "omit"),
-            adversary=AdversarySettings(**adversary),
+            permutations=section["permutations"],
+            ig_steps=section["ig_steps"],
+            memory_budget_mb=section["memory_budget_mb"],
+            bc_loo=section["bc_loo"],
+            nan_policy=section["kendall"]["nan_policy"],
+            adversary=AdversarySettings.from_config(section),
         )
 
 
@@ -50,7 +56,7 @@ def _progress(name: str, done: int, total: int, start: float) -> None:
     print(f"  {name}: {done}/{total} instances, {time.perf_counter() - start:.1f}s", flush=True)
 
 
-def importance_table(model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings) -> pd.DataFrame:
+def importance_table(model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings) -> pd.DataFrame:
     """One row per instance: prediction, attention and the gradient, LOO and IG scores over real tokens."""
     run_loo = settings.bc_loo or not model.is_binary
     parts, start = [], time.perf_counter()
@@ -75,7 +81,7 @@ def importance_table(model: AttentionClassifier, rows: pd.DataFrame, settings: A
     return table
 
 
-def instance_columns(model: AttentionClassifier, batch, output) -> dict:
+def instance_columns(model: AttentionModel, batch: Batch, output) -> dict:
     """The identifying columns every per-instance analysis table starts with."""
     return {
         "instance_id": batch.instance_ids,
@@ -87,7 +93,7 @@ def instance_columns(model: AttentionClassifier, batch, output) -> dict:
 
 
 def permutation_table(
-    model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
+    model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
 ) -> pd.DataFrame:
     parts, start = [], time.perf_counter()
     for batch in sequential_batches(rows, settings.batch_size):
@@ -116,7 +122,7 @@ def adversary_rows_per_chunk(rows: pd.DataFrame, settings: AnalysisSettings) -> 
 
 
 def adversary_table(
-    model: AttentionClassifier, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
+    model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
 ) -> pd.DataFrame:
     parts, start = [], time.perf_counter()
     for batch in sequential_batches(rows, adversary_rows_per_chunk(rows, settings)):

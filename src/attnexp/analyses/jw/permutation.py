@@ -8,7 +8,7 @@ import torch
 
 from attnexp.analyses.divergences import tvd
 from attnexp.data.batching import Batch
-from attnexp.models.classifier import AttentionClassifier
+from attnexp.models.interface import AttentionModel
 
 
 def sample_permutations(batch: Batch, n_permutations: int, generator: torch.Generator | None = None) -> torch.Tensor:
@@ -33,7 +33,7 @@ def identity_permutations(batch: Batch, n_permutations: int = 1) -> torch.Tensor
 
 @torch.no_grad()
 def permutation_output_changes(
-    model: AttentionClassifier, batch: Batch, permutations: torch.Tensor, memory_budget_mb: float = 256.0
+    model: AttentionModel, batch: Batch, permutations: torch.Tensor, memory_budget_mb: float = 256.0
 ) -> torch.Tensor:
     """Output change (TVD; BC |dp|) [B, P] when the attention is permuted by `permutations` [B, P, L]."""
     output = model(batch)

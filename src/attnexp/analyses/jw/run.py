@@ -6,33 +6,38 @@ every option (quirks included) and the seed.
 """
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
+import pandas as pd
 import torch
 
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
 from attnexp.analyses.jw.rationale import rationale_recovery
-from attnexp.data.preprocess import load_preprocessed, split_frame
-from attnexp.io import write_csv, write_parquet, write_yaml
+from attnexp.data.preprocess import split_frame
+from attnexp.io import read_json, write_csv, write_parquet, write_yaml
 from attnexp.models.checkpoint import load_model
+
+__all__ = ["AnalysisSettings", "run_analyses"]
 
 
 def run_analyses(
-    model_path: str | Path,
-    instances_dir: str | Path,
-    outputs: dict,
-    options: dict | AnalysisSettings,
-    batch_size: int,
-    labels: dict,
+    *,
+    model: str | Path,
+    instances: str | Path,
+    meta: str | Path,
+    settings: AnalysisSettings,
+    labels: Mapping,
+    outputs: Mapping[str, str | Path],
     threads: int = 1,
 ) -> None:
-    """Every analysis of one model with the config's `analyses` section (`options`) and the training batch size.
+    """Every analysis of the checkpoint `model` on the test split of the preprocessed `instances` (+ `meta`).
 
     `labels` = dataset, encoder, attention, seed; the seed also seeds the permutations and the adversary's start.
+    `outputs`: a path per file of `attnexp.paths.ANALYSIS_FILES` (importance, kendall, ..., config).
     """
-    settings = options if isinstance(options, AnalysisSettings) else AnalysisSettings.from_config(options, batch_size)
     labels = {
         "dataset": labels["dataset"],
         "encoder": labels["encoder"],
@@ -41,22 +46,24 @@ def run_analyses(
     }
     torch.set_num_threads(threads)
     start = time.perf_counter()
-    model = load_model(model_path)
-    instances, meta = load_preprocessed(instances_dir)
-    rows = split_frame(instances, "test")
+    classifier = load_model(model)
+    meta = read_json(meta)
+    rows = split_frame(pd.read_parquet(instances), "test")
     seed = labels["seed"]
     print(f"analysing {labels}: {len(rows)} test instances, batch size {settings.batch_size}", flush=True)
 
-    importance = importance_table(model, rows, settings)
+    importance = importance_table(classifier, rows, settings)
     write_parquet(outputs["importance"], importance)
-    pairs = [p for p in PAIRS if "loo" not in PAIRS[p] or settings.bc_loo or not model.is_binary]
+    pairs = [p for p in PAIRS if "loo" not in PAIRS[p] or settings.bc_loo or not classifier.is_binary]
     taus = kendall_tau_per_instance(importance, pairs)
     write_parquet(outputs["kendall"], taus)
     write_csv(outputs["kendall_summary"], summarise_kendall(taus, meta["classes"], settings.nan_policy, labels))
     write_csv(outputs["rationale"], rationale_recovery(importance, labels=labels))
 
-    write_parquet(outputs["permutation"], permutation_table(model, rows, settings, torch.Generator().manual_seed(seed)))
-    write_parquet(outputs["adversary"], adversary_table(model, rows, settings, torch.Generator().manual_seed(seed + 1)))
+    permutation = permutation_table(classifier, rows, settings, torch.Generator().manual_seed(seed))
+    write_parquet(outputs["permutation"], permutation)
+    adversary = adversary_table(classifier, rows, settings, torch.Generator().manual_seed(seed + 1))
+    write_parquet(outputs["adversary"], adversary)
     write_yaml(
         outputs["config"],
         {

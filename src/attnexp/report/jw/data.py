@@ -1,5 +1,6 @@
 """What a per-model figure reads: the analyses' Parquet tables plus the dataset's classes (and tokens for examples)."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -7,18 +8,21 @@ import numpy as np
 import pandas as pd
 
 from attnexp.io import read_json
-from attnexp.report.style import MAX_ATTENTION_BINS, MAX_ATTENTION_LABELS, hue_labels
+from attnexp.report.style import MAX_ATTENTION_BINS, MAX_ATTENTION_LABELS, FigureStyle, hue_labels
 
 
 @dataclass(frozen=True)
-class FigureOptions:
-    """Rendering choices shared by every figure (config section `figures`)."""
+class FigureOptions(FigureStyle):
+    """The house style plus J&W's own figure keys of the config section `figures` (defaults in the schema)."""
 
-    palette: str = "spec"
-    width: float = 3.3
-    dpi: int = 150
-    examples: int = 3
-    example_max_tokens: int = 60
+    examples: int  # adversarial examples drawn as text heatmaps per model
+    example_max_tokens: int  # prefer examples no longer than this
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "FigureOptions":
+        section = config[cls.CONFIG_KEY]
+        style = FigureStyle.from_config(config)
+        return cls(**vars(style), examples=section["examples"], example_max_tokens=section["example_max_tokens"])
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Registry of figures and the functions the workflow calls to draw and save them (PNG + PDF each)."""
+"""Registry of J&W figures and the functions the workflow calls to draw and save them (PDF + PNG each, at the
+paths the workflow gives)."""
 
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -14,11 +15,8 @@ from attnexp.report.jw.data import FigureOptions, load_model_results
 from attnexp.report.jw.kendall import tau_densities, tau_differences, tau_histogram
 from attnexp.report.jw.permutation import permutation_density, permutation_violin
 from attnexp.report.jw.summary import difference_bars, kendall_bars
+from attnexp.report.jw.tables import dataset_order
 from attnexp.report.style import paper_style, save_figure
-from attnexp.report.tables import dataset_order
-
-FORMATS = ("pdf", "png")
-
 
 MODEL_FIGURES: dict[str, Callable] = {
     "tau_hist_attn_grad": partial(tau_histogram, pair="attn_grad"),
@@ -39,71 +37,70 @@ SUMMARY_FIGURES: dict[str, Callable] = {
 }
 
 
-def figure_paths(stem: str | Path) -> list[str]:
-    return [f"{stem}.{suffix}" for suffix in FORMATS]
+def _save(fig, files: Mapping[str, str | Path], options: FigureOptions) -> list[str]:
+    """Save one figure as PDF and PNG (`files`: format -> path); the written paths, PDF first."""
+    written = [str(files["pdf"]), str(files["png"])]
+    save_figure(fig, written, dpi=options.dpi)
+    return written
 
 
 def render_model_figures(
+    *,
     models: Sequence[Mapping],
-    names: Sequence[str],
-    meta_path: str | Path,
-    output_dir: str | Path,
+    meta: str | Path,
     options: FigureOptions,
-    manifest_path: str | Path | None = None,
+    manifest: str | Path | None = None,
 ) -> list[str]:
-    """Draw figures `names` for each model and save them under `output_dir/{encoder}-{attention}/seed{seed}/`.
+    """Draw the figures of each model of one dataset; return the written paths (and list them in `manifest`).
 
-    `models`: one mapping per model with encoder, attention, seed and the paths of its analysis tables
-    (`importance`, `kendall`, `permutation`, `adversary`; `instances` = the preprocessed instances).
+    `models`: one mapping per model with dataset, encoder, attention, seed, the paths of the analysis tables its
+    figures read (`importance`, `kendall`, `permutation`, `adversary`; `instances` = the preprocessed instances),
+    and `figures`: figure name -> {"png": path, "pdf": path}.
     """
-    unknown = sorted(set(names) - set(MODEL_FIGURES))
+    names = {name for model in models for name in model["figures"]}
+    unknown = sorted(names - set(MODEL_FIGURES))
     if unknown:
         raise ValueError(f"unknown figure(s) {unknown}; known: {', '.join(MODEL_FIGURES)}")
-    needed = {table for name in names for table in MODEL_FIGURE_TABLES[name]}
     written = []
     with paper_style():
         for model in models:
             start = time.perf_counter()
-            paths = {f"{table}_path": model[table] for table in needed}
-            results = load_model_results(
-                model["dataset"], model["encoder"], model["attention"], model["seed"], meta_path, **paths
-            )
-            folder = Path(output_dir) / f"{model['encoder']}-{model['attention']}" / f"seed{model['seed']}"
-            for name in names:
-                outputs = figure_paths(folder / name)
-                save_figure(MODEL_FIGURES[name](results, options), outputs, dpi=options.dpi)
-                written += outputs
-            print(f"{results.title}: {len(names)} figure(s) in {time.perf_counter() - start:.1f} s", flush=True)
-    if manifest_path is not None:
-        write_json(manifest_path, {"figures": written, "options": vars(options)})
+            needed = {table for name in model["figures"] for table in MODEL_FIGURE_TABLES[name]}
+            tables = {f"{table}_path": model[table] for table in sorted(needed)}
+            results = load_model_results(model["dataset"], model["encoder"], model["attention"], model["seed"], meta, **tables)
+            for name, files in model["figures"].items():
+                written += _save(MODEL_FIGURES[name](results, options), files, options)
+            print(f"{results.title}: {len(model['figures'])} figure(s) in {time.perf_counter() - start:.1f} s", flush=True)
+    if manifest is not None:
+        write_json(manifest, {"figures": written, "options": vars(options)})
     return written
 
 
 def render_summary_figures(
-    kendall_table: str | Path,
-    cross_measure_table: str | Path,
-    names: Sequence[str],
-    attentions: Sequence[str],
-    output_dir: str | Path,
-    options: FigureOptions,
+    *,
+    kendall: str | Path,
+    cross_measure: str | Path,
+    figures: Mapping[str, Mapping[str, Mapping[str, str | Path]]],
     datasets: Sequence[str],
-    manifest_path: str | Path | None = None,
+    options: FigureOptions,
+    manifest: str | Path | None = None,
 ) -> list[str]:
-    """Draw the across-model bar charts for each attention type under `output_dir/{attention}/`."""
-    unknown = sorted(set(names) - set(SUMMARY_FIGURE_NAMES))
+    """Draw the across-model bar charts from Table 2 and the cross-measure table (their CSVs).
+
+    `figures`: attention type -> figure name -> {"png": path, "pdf": path}; `datasets` in the grid's order.
+    """
+    names = {name for by_name in figures.values() for name in by_name}
+    unknown = sorted(names - set(SUMMARY_FIGURE_NAMES))
     if unknown:
         raise ValueError(f"unknown summary figure(s) {unknown}; known: {', '.join(SUMMARY_FIGURE_NAMES)}")
-    kendall = pd.read_csv(kendall_table)
-    cross = pd.read_csv(cross_measure_table)
+    kendall_table, cross_table = pd.read_csv(kendall), pd.read_csv(cross_measure)
     written = []
     with paper_style():
-        for attention in attentions:
-            for name in names:
-                outputs = figure_paths(Path(output_dir) / attention / name)
-                fig = SUMMARY_FIGURES[name](kendall, cross, attention, options, dataset_order(datasets))
-                save_figure(fig, outputs, dpi=options.dpi)
-                written += outputs
+        for attention, by_name in figures.items():
+            for name, files in by_name.items():
+                fig = SUMMARY_FIGURES[name](kendall_table, cross_table, attention, options, dataset_order(datasets))
+                written += _save(fig, files, options)
                 print(f"summary {attention}/{name}", flush=True)
-    if manifest_path is not None:
-        write_json(manifest_path, {"figures": written, "options": vars(options)})
+    if manifest is not None:
+        write_json(manifest, {"figures": written, "options": vars(options)})
     return written
