@@ -76,6 +76,10 @@ def test_adversarial_table_sorts_by_dataset_and_lambda_next_to_the_base_f1(tmp_p
     )
     assert list(table.columns) == wp.ADVERSARIAL_COLUMNS
     assert list(table["lambda"]) == [0.1, 10.0] and (table["base_f1"] == 0.95).all()
+    assert wp.display(pd.DataFrame({"lambda": [0.0001, 10.0], "f1": [0.12345, np.nan]})).to_dict("list") == {
+        "λ": ["0.0001", "10"],
+        "F1": ["0.123", "–"],
+    }
 
 
 def test_points_table_csv_is_the_points_file_as_written_by_the_analysis(tmp_path):

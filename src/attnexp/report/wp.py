@@ -123,11 +123,13 @@ def adversarial_table(adversary_metrics: Sequence[Mapping], base_metrics: Sequen
 
 
 def display(table: pd.DataFrame, digits: int = DIGITS) -> pd.DataFrame:
-    """The paper layout of a W&P table: readable headers, floats rounded to `digits`, missing values as "–"."""
+    """The paper layout of a W&P table: readable headers, floats rounded to `digits` (lambda in its shortest
+    form), missing values as "–"."""
     shown = table.copy()
     for column in shown.columns:
         if pd.api.types.is_float_dtype(shown[column]):
-            shown[column] = [f"{v:.{digits}f}" if np.isfinite(v) else "–" for v in shown[column]]
+            spec = "g" if column == "lambda" else f".{digits}f"
+            shown[column] = [format(v, spec) if np.isfinite(v) else "–" for v in shown[column]]
         elif pd.api.types.is_object_dtype(shown[column]):
             shown[column] = shown[column].where(shown[column].notna(), "–")
     return shown.rename(columns=DISPLAY_NAMES)
