@@ -488,13 +488,7 @@ WP = WPSettings.from_config(config)
 WP_DATASETS = check_datasets_available(list(WP.datasets)) if WP.datasets else []
 WP_REPORT = "Wiegreffe & Pinter"
 WP_BASE_MODEL = f"{'-'.join(VARIANTS['base'])} seed {WP.base_seed}"
-WP_LAMBDA_LABELS = sorted(
-    {
-        paths.lambda_label(x)
-        for d in WP_DATASETS
-        for x in [*WP.lambdas_for(d), WP.diag_lambda_for(d)]
-    }
-)
+WP_LAMBDA_LABELS = WP.lambda_labels(WP_DATASETS)
 
 
 wildcard_constraints:

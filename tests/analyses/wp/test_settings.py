@@ -53,6 +53,7 @@ def test_per_dataset_lambdas_override_the_default():
     )
     assert settings.lambdas_for("syn_sentiment") == [0.5] and settings.lambdas_for("imdb") == [1, 10]
     assert settings.diag_lambda_for("syn_sentiment") == 2 and settings.diag_lambda_for("imdb") == 1
+    assert settings.lambda_labels(["syn_sentiment", "imdb"]) == ["0.5", "1", "10", "2"]
 
 
 def test_run_options_are_every_key_but_the_grid():

@@ -3,9 +3,11 @@
 Defaults live in workflow/schemas/config.schema.yaml only: `WPSettings.from_config` reads the validated config.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+from attnexp.paths import lambda_label
 
 # variant -> (encoder, attention); "guide" = attention frozen to a donor's weights (W&P §3.3)
 VARIANTS = {
@@ -81,6 +83,11 @@ class WPSettings:
     def diag_lambda_for(self, dataset: str) -> float:
         """The lambda of the adversary whose attention guides the `mlp_adv` run of one dataset."""
         return self.diag_adv_lambda.get(dataset, self.diag_adv_lambda["default"])
+
+    def lambda_labels(self, datasets: Sequence[str]) -> list[str]:
+        """Every lambda the runs of `datasets` use (sweeps and Test 3 guides), as path labels (0.001, 1, 10)."""
+        values = [x for d in datasets for x in [*self.lambdas_for(d), self.diag_lambda_for(d)]]
+        return sorted({lambda_label(x) for x in values})
 
     def guide_variants(self) -> list[str]:
         """The diagnostic-MLP variants (Test 3) of the configured guides, in config order."""
