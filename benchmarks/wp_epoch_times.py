@@ -1,6 +1,7 @@
 """Measure one epoch of every W&P run type on a preprocessed dataset and extrapolate each test's CPU time.
 
     PYTHONPATH=src python benchmarks/wp_epoch_times.py results/preprocessed/sst [--seeds 8 --lambdas 5 --adv-epochs 80]
+        [--test-sample 200]
 
 Prints seconds per epoch (1 thread) for base, uniform, the trained and the guided MLP and the consistent adversary,
 the J&W per-instance adversary on 200 test instances, and the serial CPU time of each of the four tests.
@@ -15,10 +16,12 @@ import torch
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
-from attnexp.analyses.wp.runs import _model
+from attnexp.analyses.wp.settings import VARIANTS
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit
+from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
+
+SEED = 10  # the W&P base seed
 
 
 def timed(function) -> float:
@@ -28,11 +31,12 @@ def timed(function) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("preprocessed")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("preprocessed", help="a preprocessed dataset folder (instances.parquet, meta.json)")
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--lambdas", type=int, default=5)
     parser.add_argument("--adv-epochs", type=int, default=80, help="adversary epochs assumed (80 = no early stop)")
+    parser.add_argument("--test-sample", type=int, default=200, help="test instances timed for the J&W adversary")
     args = parser.parse_args()
     torch.set_num_threads(1)
     instances, meta = load_preprocessed(args.preprocessed)
@@ -41,7 +45,7 @@ def main() -> None:
     settings = TrainSettings(
         epochs=1,
         batch_size=spec.batch_size,
-        seed=10,
+        seed=SEED,
         select_on="dev",
         deterministic=True,
         learning_rate=JW_LEARNING_RATE,
@@ -51,24 +55,23 @@ def main() -> None:
     train = lambda model, instances, settings, progress: fit(  # noqa: E731
         model, instances, settings, Classification(first_epoch_eligible=True), progress
     )
+    model = lambda variant: model_from_options(meta, *VARIANTS[variant], hp, {}, SEED)  # noqa: E731
 
-    base = _model(meta, "lstm", "tanh", hp, {})
+    base = model("base")
     seconds = {"base": timed(lambda: train(base, instances, settings, quiet))}
     outputs = {}
     seconds["donor_outputs"] = timed(
         lambda: outputs.update({s: donor_outputs(base, split_frame(instances, s)) for s in ("train", "dev", "test")})
     )
     donor = DonorTable.from_frames(pd.concat(a for _, a in outputs.values()), pd.concat(p for p, _ in outputs.values()))
-    seconds["uniform"] = timed(lambda: train(_model(meta, "lstm", "uniform", hp, {}), instances, settings, quiet))
-    seconds["mlp_trained"] = timed(lambda: train(_model(meta, "average", "tanh", hp, {}), instances, settings, quiet))
-    guided = GuidedClassifier(_model(meta, "average", "uniform", hp, {}).config, donor)
+    seconds["uniform"] = timed(lambda: train(model("uniform"), instances, settings, quiet))
+    seconds["mlp_trained"] = timed(lambda: train(model("mlp_trained"), instances, settings, quiet))
+    guided = GuidedClassifier(model("mlp_uniform").config, donor)
     seconds["mlp_guided"] = timed(lambda: train(guided, instances, settings, quiet))
     objective = AdversaryObjective(lam=1.0, max_epochs=1, patience=1)
-    seconds["adversary"] = timed(
-        lambda: train_consistent_adversary(_model(meta, "lstm", "tanh", hp, {}), instances, donor, settings, objective, quiet)
-    )
+    seconds["adversary"] = timed(lambda: train_consistent_adversary(model("base"), instances, donor, settings, objective, quiet))
     test = split_frame(instances, "test")
-    sample = test.iloc[:200]
+    sample = test.iloc[: args.test_sample]
     jw = timed(
         lambda: adversary_table(base, sample, AnalysisSettings.from_config({}, spec.batch_size), torch.Generator().manual_seed(1))
     )
@@ -76,11 +79,11 @@ def main() -> None:
         f"{meta['dataset']}: {spec.epochs} epochs; seconds per epoch (1 thread): "
         + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())
     )
-    print(f"J&W per-instance adversary: {jw:.1f} s per 200 test instances ({len(test)} in test)")
+    print(f"J&W per-instance adversary: {jw:.1f} s per {len(sample)} test instances ({len(test)} in test)")
     run = lambda kind: spec.epochs * seconds[kind] + seconds["donor_outputs"]  # noqa: E731
     tests = {
         "1 uniform (base + uniform)": run("base") + run("uniform"),
-        f"2 seeds ({args.seeds} extra + J&W adversary)": args.seeds * run("base") + jw * len(test) / 200,
+        f"2 seeds ({args.seeds} extra + J&W adversary)": args.seeds * run("base") + jw * len(test) / max(len(sample), 1),
         "3 diagnostic MLP (4 guides)": 3 * run("mlp_guided") + run("mlp_trained"),
         f"4 adversary ({args.lambdas} lambdas x {args.adv_epochs} epochs)": args.lambdas
         * (args.adv_epochs * seconds["adversary"] + seconds["donor_outputs"]),

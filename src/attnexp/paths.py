@@ -47,6 +47,12 @@ ANALYSIS_FILES = {
     "rationale": "rationale_recovery.csv",
     "config": "analysis_config.yaml",
 }
+WP_DATASET_FILES = {
+    "seed_variance": "seed_variance.parquet",
+    "adv_variance": "adv_variance.parquet",
+    "points": "jsd_tvd_points.parquet",
+}
+WP_JW_ADVERSARY = "jw_adversary.parquet"
 AZ_FILES = {
     "relevance": "relevance.parquet",
     "correlations": "correlations.parquet",
@@ -97,6 +103,16 @@ def wp_run_files(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=No
 def wp_dataset_file(name: str, dataset: str = "{dataset}") -> str:
     """Per-dataset W&P files (seed_variance.parquet, adv_variance.parquet)."""
     return f"{WP_DATASET.format(dataset=dataset)}/{name}"
+
+
+def wp_dataset_files(dataset: str = "{dataset}") -> dict[str, str]:
+    """The per-dataset W&P analyses: seed and adversary variance, the JSD/TVD points."""
+    return in_folder(WP_DATASET.format(dataset=dataset), WP_DATASET_FILES)
+
+
+def wp_jw_adversary_file(dataset: str = "{dataset}", seed: str = "{seed}") -> str:
+    """J&W's per-instance adversary on a W&P base run, stored beside that run's files."""
+    return f"{wp_run_dir(dataset, 'base', seed)}/{WP_JW_ADVERSARY}"
 
 
 def az_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:

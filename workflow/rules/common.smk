@@ -529,26 +529,6 @@ def get_jw_targets():
     return get_analyses_targets() + get_jw_table_targets() + get_jw_figure_targets()
 
 
-# --- paper targets for report.smk (W&P / A&Z helpers replace these) ---
-def get_wp_table_targets():
-    return []
-
-
-def get_wp_figure_targets():
-    return []
-
-
-def get_az_table_targets():
-    return []
-
-
-def get_az_figure_targets():
-    return []
-
-
-# --- end of paper targets ---
-
-
 def get_table_targets():
     """Every table of the three papers (CSV + Markdown + LaTeX)."""
     return get_jw_table_targets() + get_wp_table_targets() + get_az_table_targets()
@@ -564,189 +544,204 @@ def get_figures_targets():
 
 
 # --- wp ---
-# Wiegreffe & Pinter (2019): runs under results/wp/{dataset}/{variant}/seed{seed}[/lambda{lam}].
-WP = config["wp"]
-WP_DATASETS = check_datasets_available(WP["datasets"]) if WP["datasets"] else []
-WP_SPLITS = ["train", "dev", "test"]
-WP_GUIDE_VARIANTS = {
-    "uniform": "mlp_uniform",
-    "trained": "mlp_trained",
-    "base": "mlp_base",
-    "adversary": "mlp_adv",
-}
+# Wiegreffe & Pinter (2019): runs under results/wp/{dataset}/{variant}/seed{seed}[/lambda{lam}] (attnexp.paths);
+# tables under results/tables/wp/, figures under results/figures/wp/{dataset}/.
+from attnexp import paths
+from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 
-
-def lambda_label(value):
-    return f"{float(value):g}"
-
-
-def wp_lambdas(dataset):
-    return WP["lambdas"].get(dataset, WP["lambdas"]["default"])
-
-
-def wp_diag_lambda(dataset):
-    return WP["diag_adv_lambda"].get(dataset, WP["diag_adv_lambda"]["default"])
-
-
-WP_LAMBDA_LABELS = sorted(
-    {lambda_label(x) for d in WP_DATASETS for x in [*wp_lambdas(d), wp_diag_lambda(d)]}
-)
+WP = WPSettings.from_config(config)
+WP_DATASETS = check_datasets_available(list(WP.datasets)) if WP.datasets else []
+WP_REPORT = "Wiegreffe & Pinter"
+WP_BASE_MODEL = f"{'-'.join(VARIANTS['base'])} seed {WP.base_seed}"
+WP_LAMBDA_LABELS = WP.lambda_labels(WP_DATASETS)
 
 
 wildcard_constraints:
-    variant="|".join(["base", "uniform", *WP_GUIDE_VARIANTS.values()]),
+    variant="|".join(VARIANTS),
     lam="|".join(re.escape(x) for x in WP_LAMBDA_LABELS) or "none",
 
 
-def wp_run_dir(dataset, variant, seed=None, lam=None):
-    seed = WP["base_seed"] if seed is None else seed
-    path = f"results/wp/{dataset}/{variant}/seed{seed}"
-    return path if lam is None else f"{path}/lambda{lambda_label(lam)}"
+def get_wp_run_files(dataset, variant, seed=None, lam=None):
+    """One W&P run's files (at the base seed unless `seed` is given)."""
+    return paths.wp_run_files(
+        dataset, variant, WP.base_seed if seed is None else seed, lam
+    )
 
 
-def wp_run_files(run_dir):
-    """Named files of one W&P run (the same names as the rules' outputs)."""
-    files = {
-        "model": f"{run_dir}/model.pt",
-        "metrics": f"{run_dir}/test_metrics.json",
-        "history": f"{run_dir}/train_log.csv",
-        "config": f"{run_dir}/config.yaml",
-    }
-    for split in WP_SPLITS:
-        files[f"{split}_predictions"] = f"{run_dir}/{split}_predictions.parquet"
-        files[f"{split}_attention"] = f"{run_dir}/{split}_attention.parquet"
-    return files
-
-
-def wp_base_files(dataset, seed=None):
-    return wp_run_files(wp_run_dir(dataset, "base", seed))
-
-
-def wp_preprocessed(dataset):
-    return {
-        "instances": f"results/preprocessed/{dataset}/instances.parquet",
-        "meta": f"results/preprocessed/{dataset}/meta.json",
-    }
+def get_wp_base(wildcards):
+    """The base run's files (model, metrics, stored outputs) of the wildcards' dataset."""
+    return get_wp_run_files(wildcards.dataset, "base")
 
 
 def get_wp_train_inputs(wildcards):
     """Preprocessed data, plus the donor run's stored attention for frozen-guide MLPs."""
-    inputs = wp_preprocessed(wildcards.dataset)
+    inputs = paths.preprocessed_files(wildcards.dataset)
     if wildcards.variant == "mlp_base":
-        donor = wp_base_files(wildcards.dataset)
+        donor = get_wp_base(wildcards)
     elif wildcards.variant == "mlp_adv":
-        lam = wp_diag_lambda(wildcards.dataset)
-        donor = wp_run_files(wp_run_dir(wildcards.dataset, "adversarial", lam=lam))
+        lam = WP.diag_lambda_for(wildcards.dataset)
+        donor = get_wp_run_files(wildcards.dataset, ADVERSARY_VARIANT, lam=lam)
     else:
         return inputs
     return {**inputs, **{k: v for k, v in donor.items() if k.endswith("_attention")}}
 
 
 def get_wp_adversary_inputs(wildcards):
-    return {**wp_preprocessed(wildcards.dataset), **wp_base_files(wildcards.dataset)}
+    return {**paths.preprocessed_files(wildcards.dataset), **get_wp_base(wildcards)}
 
 
-def wp_metrics(variant, datasets=None):
-    return [
-        wp_run_files(wp_run_dir(d, variant))["metrics"] for d in datasets or WP_DATASETS
-    ]
+def get_wp_metrics(variant):
+    """The metrics of one variant's base-seed run on every W&P dataset."""
+    return [get_wp_run_files(d, variant)["metrics"] for d in WP_DATASETS]
 
 
 def get_wp_seed_files(wildcards):
-    return [wp_base_files(wildcards.dataset, s) for s in WP["seeds"]]
+    return [get_wp_run_files(wildcards.dataset, "base", seed=s) for s in WP.seeds]
 
 
-def get_wp_adversary_runs(dataset):
+def get_wp_adversary_runs(wildcards):
+    """The consistent adversaries of one dataset, in the order of its lambda sweep."""
     return [
-        wp_run_files(wp_run_dir(dataset, "adversarial", lam=x))
-        for x in wp_lambdas(dataset)
+        get_wp_run_files(wildcards.dataset, ADVERSARY_VARIANT, lam=x)
+        for x in WP.lambdas_for(wildcards.dataset)
     ]
 
 
-def get_wp_seed_variance_inputs(wildcards):
-    files = [wp_base_files(wildcards.dataset)["test_predictions"]]
-    for run in [wp_base_files(wildcards.dataset), *get_wp_seed_files(wildcards)]:
-        files += [run["test_predictions"], run["test_attention"], run["metrics"]]
-    return sorted(set(files))
+def get_wp_uniform_files(wildcards):
+    return get_wp_run_files(wildcards.dataset, "uniform")
 
 
-def wp_jw_adversary_file(dataset):
-    """The J&W per-instance adversary on the base model, or None when wp.jw_adversary_runs is 0."""
-    if not WP["jw_adversary_runs"]:
+def get_wp_jw_adversary(wildcards):
+    """J&W's per-instance adversary on the base model, or None when wp.jw_adversary_runs is 0."""
+    if not WP.jw_adversary_runs:
         return None
-    return f"{wp_run_dir(dataset, 'base')}/jw_adversary.parquet"
+    return paths.wp_jw_adversary_file(wildcards.dataset, WP.base_seed)
+
+
+def _test_files(runs):
+    return {run[k] for run in runs for k in ("test_predictions", "test_attention")}
+
+
+def get_wp_seed_variance_inputs(wildcards):
+    runs = [get_wp_base(wildcards), *get_wp_seed_files(wildcards)]
+    return sorted(_test_files(runs))
 
 
 def get_wp_adversary_variance_inputs(wildcards):
-    files = wp_base_files(wildcards.dataset)
     return [
-        files["test_predictions"],
-        files["test_attention"],
-        wp_jw_adversary_file(wildcards.dataset),
+        *sorted(_test_files([get_wp_base(wildcards)])),
+        get_wp_jw_adversary(wildcards),
     ]
 
 
 def get_wp_points_inputs(wildcards):
-    jw_adversary = wp_jw_adversary_file(wildcards.dataset)
     runs = [
-        wp_base_files(wildcards.dataset),
-        wp_run_files(wp_run_dir(wildcards.dataset, "uniform")),
+        get_wp_base(wildcards),
+        get_wp_uniform_files(wildcards),
         *get_wp_seed_files(wildcards),
-        *get_wp_adversary_runs(wildcards.dataset),
+        *get_wp_adversary_runs(wildcards),
     ]
-    files = {
-        run[k]
-        for run in runs
-        for k in ("test_predictions", "test_attention", "metrics")
-    }
+    files = _test_files(runs) | {run["metrics"] for run in runs}
+    jw_adversary = get_wp_jw_adversary(wildcards)
     return sorted(files | ({jw_adversary} if jw_adversary else set()))
 
 
 def get_wp_diagnostic_metrics(wildcards=None):
     return [
-        wp_run_files(wp_run_dir(d, WP_GUIDE_VARIANTS[g]))["metrics"]
+        get_wp_run_files(d, variant)["metrics"]
         for d in WP_DATASETS
-        for g in WP["guides"]
+        for variant in WP.guide_variants()
     ]
 
 
 def get_wp_adversarial_metrics(wildcards=None):
-    return [run["metrics"] for d in WP_DATASETS for run in get_wp_adversary_runs(d)]
+    return [
+        get_wp_run_files(d, ADVERSARY_VARIANT, lam=x)["metrics"]
+        for d in WP_DATASETS
+        for x in WP.lambdas_for(d)
+    ]
+
+
+def get_wp_table_outputs(stem, title, subcategory="All datasets", model="-"):
+    """A W&P table in CSV + Markdown + LaTeX; the CSV goes into the report."""
+    files = paths.table_files("wp", stem)
+    files["csv"] = in_report(
+        files["csv"],
+        caption=f"../report/wp/{stem.rsplit('/', 1)[-1]}.rst",
+        category=WP_REPORT,
+        subcategory=subcategory,
+        labels={"model": model, "table": title},
+    )
+    return files
+
+
+def get_wp_figure_outputs(name, stem, caption, title):
+    """A W&P figure of one dataset ({dataset} a wildcard) as `{name}_png` (in the report) and `{name}_pdf`."""
+    files = paths.figure_files("wp", f"{{dataset}}/{stem}")
+    return {
+        f"{name}_png": in_report(
+            files["png"],
+            caption=f"../report/wp/{caption}.rst",
+            category=WP_REPORT,
+            subcategory="{dataset}",
+            labels={"model": WP_BASE_MODEL, "figure": title},
+        ),
+        f"{name}_pdf": files["pdf"],
+    }
+
+
+def _wp_tables(stems):
+    return [path for stem in stems for path in paths.table_files("wp", stem).values()]
+
+
+def _wp_figures(stems):
+    return [
+        path
+        for d in WP_DATASETS
+        for stem in stems
+        for path in paths.figure_files("wp", f"{d}/{stem}").values()
+    ]
 
 
 def get_wp_uniform_targets():
-    return ["results/tables/wp/uniform_table.csv"]
+    return _wp_tables(["uniform_table"]) if WP_DATASETS else []
 
 
 def get_wp_seed_targets():
-    kinds = ["seed", "adv"] if WP["jw_adversary_runs"] else ["seed"]
-    return expand(
-        "results/figures/wp/{dataset}/{kind}_{figure}.{ext}",
-        dataset=WP_DATASETS,
-        kind=kinds,
-        figure=["violin", "scatter"],
-        ext=["png", "pdf"],
-    )
+    kinds = ["seed", "adv"] if WP.jw_adversary_runs else ["seed"]
+    return _wp_figures([f"{k}_{f}" for k in kinds for f in ("violin", "scatter")])
 
 
 def get_wp_diagnostic_targets():
-    return ["results/tables/wp/diagnostic_table.csv"] if WP["guides"] else []
+    return _wp_tables(["diagnostic_table"]) if WP_DATASETS and WP.guides else []
 
 
 def get_wp_adversarial_targets():
+    if not WP_DATASETS:
+        return []
+    points = [f"{d}/jsd_tvd_points" for d in WP_DATASETS]
+    return _wp_tables(["adversarial_table", *points]) + _wp_figures(["jsd_tvd"])
+
+
+def get_wp_table_targets():
+    """Every W&P table (CSV, Markdown, LaTeX)."""
     return [
-        "results/tables/wp/adversarial_table.csv",
-        *expand(
-            "results/figures/wp/{dataset}/jsd_tvd.{ext}",
-            dataset=WP_DATASETS,
-            ext=["png", "pdf"],
-        ),
+        path
+        for path in get_wp_targets()
+        if path.startswith(paths.TABLES.format(paper="wp"))
+    ]
+
+
+def get_wp_figure_targets():
+    """Every W&P figure (PNG, PDF)."""
+    return [
+        path
+        for path in get_wp_targets()
+        if path.startswith(paths.FIGURES.format(paper="wp"))
     ]
 
 
 def get_wp_targets():
-    if not WP_DATASETS:
-        return []
     return [
         *get_wp_uniform_targets(),
         *get_wp_seed_targets(),

@@ -1,23 +1,15 @@
 # Wiegreffe & Pinter (2019), "Attention is not not Explanation": the four tests on the base BiLSTM+tanh.
 # Test 1: uniform baseline; Test 2: seed variance; Test 3: diagnostic MLP with guides; Test 4: consistent adversary.
+# Runs and analyses: attnexp.analyses.wp; tables and figures: attnexp.report.wp; paths: attnexp.paths.
 
 
 rule wp_train:
     input:
         unpack(get_wp_train_inputs),
     output:
-        model="results/wp/{dataset}/{variant}/seed{seed}/model.pt",
-        metrics="results/wp/{dataset}/{variant}/seed{seed}/test_metrics.json",
-        history="results/wp/{dataset}/{variant}/seed{seed}/train_log.csv",
-        config="results/wp/{dataset}/{variant}/seed{seed}/config.yaml",
-        train_predictions="results/wp/{dataset}/{variant}/seed{seed}/train_predictions.parquet",
-        train_attention="results/wp/{dataset}/{variant}/seed{seed}/train_attention.parquet",
-        dev_predictions="results/wp/{dataset}/{variant}/seed{seed}/dev_predictions.parquet",
-        dev_attention="results/wp/{dataset}/{variant}/seed{seed}/dev_attention.parquet",
-        test_predictions="results/wp/{dataset}/{variant}/seed{seed}/test_predictions.parquet",
-        test_attention="results/wp/{dataset}/{variant}/seed{seed}/test_attention.parquet",
+        **paths.wp_run_files(),
     log:
-        "logs/wp/{dataset}/{variant}/seed{seed}.log",
+        paths.log("wp", "{dataset}/{variant}/seed{seed}"),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
@@ -26,9 +18,6 @@ rule wp_train:
         runtime=60,
     params:
         hyperparameters=get_hyperparameters,
-        wp=WP,
-        model_options=config["model"],
-        deterministic=config["seeding"]["deterministic"],
     script:
         "../scripts/wp_train.py"
 
@@ -37,18 +26,9 @@ rule wp_adversary:
     input:
         unpack(get_wp_adversary_inputs),
     output:
-        model="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/model.pt",
-        metrics="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/test_metrics.json",
-        history="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/train_log.csv",
-        config="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/config.yaml",
-        train_predictions="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/train_predictions.parquet",
-        train_attention="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/train_attention.parquet",
-        dev_predictions="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/dev_predictions.parquet",
-        dev_attention="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/dev_attention.parquet",
-        test_predictions="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/test_predictions.parquet",
-        test_attention="results/wp/{dataset}/adversarial/seed{seed}/lambda{lam}/test_attention.parquet",
+        **paths.wp_run_files(variant=ADVERSARY_VARIANT),
     log:
-        "logs/wp/{dataset}/adversarial/seed{seed}/lambda{lam}.log",
+        paths.log("wp", "{dataset}/adversarial/seed{seed}/lambda{lam}"),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
@@ -57,10 +37,7 @@ rule wp_adversary:
         runtime=120,
     params:
         hyperparameters=get_hyperparameters,
-        wp=WP,
-        model_options=config["model"],
-        deterministic=config["seeding"]["deterministic"],
-        base=lambda wildcards: wp_base_files(wildcards.dataset),
+        base=get_wp_base,
     script:
         "../scripts/wp_adversary.py"
 
@@ -69,31 +46,29 @@ rule wp_seed_variance:
     input:
         get_wp_seed_variance_inputs,
     output:
-        "results/wp/{dataset}/seed_variance.parquet",
+        paths.wp_dataset_files()["seed_variance"],
     log:
-        "logs/wp/{dataset}/seed_variance.log",
+        paths.log("wp", "{dataset}/seed_variance"),
     conda:
         "../envs/attnexp.yaml"
     resources:
         mem_mb=2000,
         runtime=20,
     params:
-        base=lambda wildcards: wp_base_files(wildcards.dataset),
+        base=get_wp_base,
         seeds=get_wp_seed_files,
-        variant=WP["seed_plot_variant"],
     script:
         "../scripts/wp_seed_variance.py"
 
 
 rule wp_jw_adversary:
     input:
-        model="results/wp/{dataset}/base/seed{seed}/model.pt",
-        instances="results/preprocessed/{dataset}/instances.parquet",
-        meta="results/preprocessed/{dataset}/meta.json",
+        model=paths.wp_run_files(variant="base")["model"],
+        instances=paths.preprocessed_files()["instances"],
     output:
-        "results/wp/{dataset}/base/seed{seed}/jw_adversary.parquet",
+        paths.wp_jw_adversary_file(),
     log:
-        "logs/wp/{dataset}/base/seed{seed}/jw_adversary.log",
+        paths.log("wp", "{dataset}/base/seed{seed}/jw_adversary"),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
@@ -101,9 +76,7 @@ rule wp_jw_adversary:
         mem_mb=2000,
         runtime=60,
     params:
-        analyses=config["analyses"],
         batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
-        runs=WP["jw_adversary_runs"],
     script:
         "../scripts/wp_jw_adversary.py"
 
@@ -112,42 +85,139 @@ rule wp_adversary_variance:
     input:
         get_wp_adversary_variance_inputs,
     output:
-        "results/wp/{dataset}/adv_variance.parquet",
+        paths.wp_dataset_files()["adv_variance"],
     log:
-        "logs/wp/{dataset}/adv_variance.log",
+        paths.log("wp", "{dataset}/adv_variance"),
     conda:
         "../envs/attnexp.yaml"
     resources:
         mem_mb=2000,
         runtime=20,
     params:
-        base=lambda wildcards: wp_base_files(wildcards.dataset),
-        jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
-        variant=WP["seed_plot_variant"],
+        base=get_wp_base,
+        jw_adversary=get_wp_jw_adversary,
     script:
         "../scripts/wp_adversary_variance.py"
 
 
+rule wp_jsd_tvd_points:
+    input:
+        get_wp_points_inputs,
+    output:
+        paths.wp_dataset_files()["points"],
+    log:
+        paths.log("wp", "{dataset}/jsd_tvd_points"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        base=get_wp_base,
+        seeds=get_wp_seed_files,
+        uniform=get_wp_uniform_files,
+        adversaries=get_wp_adversary_runs,
+        jw_adversary=get_wp_jw_adversary,
+    script:
+        "../scripts/wp_jsd_tvd_points.py"
+
+
+# --- report: tables and figures ---
+
+
+rule wp_uniform_table:
+    input:
+        base=get_wp_metrics("base"),
+        uniform=get_wp_metrics("uniform"),
+    output:
+        **get_wp_table_outputs("uniform_table", "Test 1: uniform attention (Table 2)"),
+    log:
+        paths.log("wp", "uniform_table"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        reported=WP.jw_reported,
+    script:
+        "../scripts/wp_uniform_table.py"
+
+
+rule wp_diagnostic_table:
+    input:
+        get_wp_diagnostic_metrics(),
+    output:
+        **get_wp_table_outputs("diagnostic_table", "Test 3: diagnostic MLP (Table 4)"),
+    log:
+        paths.log("wp", "diagnostic_table"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    script:
+        "../scripts/wp_diagnostic_table.py"
+
+
+rule wp_adversarial_table:
+    input:
+        adversaries=get_wp_adversarial_metrics(),
+        base=get_wp_metrics("base"),
+    output:
+        **get_wp_table_outputs("adversarial_table", "Test 4: consistent adversary"),
+    log:
+        paths.log("wp", "adversarial_table"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    script:
+        "../scripts/wp_adversarial_table.py"
+
+
+rule wp_jsd_tvd_table:
+    input:
+        paths.wp_dataset_files()["points"],
+    output:
+        **get_wp_table_outputs(
+            "{dataset}/jsd_tvd_points",
+            "Test 4: JSD and TVD from the base",
+            subcategory="{dataset}",
+            model=WP_BASE_MODEL,
+        ),
+    log:
+        paths.log("wp", "{dataset}/jsd_tvd_table"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    script:
+        "../scripts/wp_jsd_tvd_table.py"
+
+
 rule wp_variance_figures:
     input:
-        "results/wp/{dataset}/{kind}_variance.parquet",
+        lambda wildcards: paths.wp_dataset_files(wildcards.dataset)[
+            f"{wildcards.kind}_variance"
+        ],
     output:
-        violin_png=report(
-            "results/figures/wp/{dataset}/{kind}_violin.png",
-            caption="../report/wp/variance_violin.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="{dataset}",
+        **get_wp_figure_outputs(
+            "violin",
+            "{kind}_violin",
+            "variance_violin",
+            "Test 2: {kind} variance (violin)",
         ),
-        violin_pdf="results/figures/wp/{dataset}/{kind}_violin.pdf",
-        scatter_png=report(
-            "results/figures/wp/{dataset}/{kind}_scatter.png",
-            caption="../report/wp/variance_scatter.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="{dataset}",
+        **get_wp_figure_outputs(
+            "scatter",
+            "{kind}_scatter",
+            "variance_scatter",
+            "Test 2: {kind} variance (scatter)",
         ),
-        scatter_pdf="results/figures/wp/{dataset}/{kind}_scatter.pdf",
     log:
-        "logs/wp/{dataset}/{kind}_figures.log",
+        paths.log("wp", "{dataset}/{kind}_figures"),
     wildcard_constraints:
         kind="seed|adv",
     conda:
@@ -161,116 +231,15 @@ rule wp_variance_figures:
         "../scripts/wp_variance_figures.py"
 
 
-rule wp_uniform_table:
-    input:
-        base=wp_metrics("base"),
-        uniform=wp_metrics("uniform"),
-    output:
-        report(
-            "results/tables/wp/uniform_table.csv",
-            caption="../report/wp/uniform_table.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="tables",
-        ),
-    log:
-        "logs/wp/uniform_table.log",
-    conda:
-        "../envs/attnexp.yaml"
-    resources:
-        mem_mb=2000,
-        runtime=20,
-    params:
-        reported=WP["jw_reported"],
-    script:
-        "../scripts/wp_uniform_table.py"
-
-
-rule wp_diagnostic_table:
-    input:
-        get_wp_diagnostic_metrics(),
-    output:
-        report(
-            "results/tables/wp/diagnostic_table.csv",
-            caption="../report/wp/diagnostic_table.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="tables",
-        ),
-    log:
-        "logs/wp/diagnostic_table.log",
-    conda:
-        "../envs/attnexp.yaml"
-    resources:
-        mem_mb=2000,
-        runtime=20,
-    script:
-        "../scripts/wp_diagnostic_table.py"
-
-
-rule wp_adversarial_table:
-    input:
-        adversaries=get_wp_adversarial_metrics(),
-        base=wp_metrics("base"),
-    output:
-        report(
-            "results/tables/wp/adversarial_table.csv",
-            caption="../report/wp/adversarial_table.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="tables",
-        ),
-    log:
-        "logs/wp/adversarial_table.log",
-    conda:
-        "../envs/attnexp.yaml"
-    resources:
-        mem_mb=2000,
-        runtime=20,
-    script:
-        "../scripts/wp_adversarial_table.py"
-
-
-rule wp_jsd_tvd_points:
-    input:
-        get_wp_points_inputs,
-    output:
-        report(
-            "results/tables/wp/{dataset}/jsd_tvd_points.csv",
-            caption="../report/wp/jsd_tvd_points.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="{dataset}",
-        ),
-    log:
-        "logs/wp/{dataset}/jsd_tvd_points.log",
-    conda:
-        "../envs/attnexp.yaml"
-    resources:
-        mem_mb=2000,
-        runtime=20,
-    params:
-        base=lambda wildcards: wp_base_files(wildcards.dataset),
-        seeds=get_wp_seed_files,
-        uniform=lambda wildcards: wp_run_files(wp_run_dir(wildcards.dataset, "uniform")),
-        adversaries=lambda wildcards: get_wp_adversary_runs(wildcards.dataset),
-        lambdas=lambda wildcards: wp_lambdas(wildcards.dataset),
-        tvd_binary=WP["tvd_binary"],
-        aggregation=WP["report_aggregation"],
-        jw_adversary=lambda wildcards: wp_jw_adversary_file(wildcards.dataset),
-    script:
-        "../scripts/wp_jsd_tvd_points.py"
-
-
 rule wp_jsd_tvd_figure:
     input:
-        "results/tables/wp/{dataset}/jsd_tvd_points.csv",
+        paths.wp_dataset_files()["points"],
     output:
-        png=report(
-            "results/figures/wp/{dataset}/jsd_tvd.png",
-            caption="../report/wp/jsd_tvd.rst",
-            category="Wiegreffe & Pinter",
-            subcategory="{dataset}",
+        **get_wp_figure_outputs(
+            "jsd_tvd", "jsd_tvd", "jsd_tvd", "Test 4: JSD-TVD plane (Figure 3)"
         ),
-        pdf="results/figures/wp/{dataset}/jsd_tvd.pdf",
     log:
-        "logs/wp/{dataset}/jsd_tvd_figure.log",
+        paths.log("wp", "{dataset}/jsd_tvd_figure"),
     conda:
         "../envs/attnexp.yaml"
     resources:
@@ -278,6 +247,9 @@ rule wp_jsd_tvd_figure:
         runtime=20,
     script:
         "../scripts/wp_jsd_tvd_figure.py"
+
+
+# --- targets ---
 
 
 rule wp_uniform:

@@ -1,9 +1,9 @@
-from attnexp.analyses.wp.runs import adversarial_table
+from attnexp.report.wp import write_adversarial_table
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    adversarial_table(
-        list(snakemake.input.adversaries),
-        list(snakemake.input.base),
-        snakemake.output[0],
+    write_adversarial_table(
+        adversary_metrics=list(snakemake.input.adversaries),
+        base_metrics=list(snakemake.input.base),
+        outputs=dict(snakemake.output.items()),
     )

@@ -1,19 +1,19 @@
-from pathlib import Path
-
 from attnexp.analyses.wp.runs import run_wp_adversary
+from attnexp.analyses.wp.settings import WPSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_wp_adversary(
-        Path(snakemake.input.instances).parent,
-        snakemake.wildcards.dataset,
-        int(snakemake.wildcards.seed),
-        float(snakemake.wildcards.lam),
-        dict(snakemake.params.hyperparameters),
-        dict(snakemake.params.wp),
-        dict(snakemake.params.model_options),
-        snakemake.params.deterministic,
-        dict(snakemake.params.base),
-        dict(snakemake.output.items()),
+        instances=snakemake.input.instances,
+        meta=snakemake.input.meta,
+        dataset=snakemake.wildcards.dataset,
+        seed=int(snakemake.wildcards.seed),
+        lam=float(snakemake.wildcards.lam),
+        settings=WPSettings.from_config(snakemake.config),
+        hyperparameters=dict(snakemake.params.hyperparameters),
+        model_options=dict(snakemake.config["model"]),
+        deterministic=snakemake.config["seeding"]["deterministic"],
+        base_files=dict(snakemake.params.base),
+        outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
     )

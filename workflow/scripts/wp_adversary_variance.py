@@ -1,10 +1,11 @@
 from attnexp.analyses.wp.runs import run_adversary_variance
+from attnexp.analyses.wp.settings import WPSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_adversary_variance(
-        dict(snakemake.params.base),
-        snakemake.params.jw_adversary,
-        snakemake.output[0],
-        snakemake.params.variant,
+        base_files=dict(snakemake.params.base),
+        jw_adversary=snakemake.params.jw_adversary,
+        settings=WPSettings.from_config(snakemake.config),
+        output=snakemake.output[0],
     )

@@ -1,5 +1,5 @@
-from attnexp.analyses.wp.runs import diagnostic_table
+from attnexp.report.wp import write_diagnostic_table
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    diagnostic_table(list(snakemake.input), snakemake.output[0])
+    write_diagnostic_table(metrics=list(snakemake.input), outputs=dict(snakemake.output.items()))

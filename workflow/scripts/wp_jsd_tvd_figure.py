@@ -1,5 +1,12 @@
-from attnexp.report.wp import jsd_tvd_figure_from
+from attnexp.report.wp import draw_jsd_tvd_figure
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    jsd_tvd_figure_from(snakemake.input[0], list(snakemake.output), snakemake.wildcards.dataset)
+    draw_jsd_tvd_figure(
+        points=snakemake.input[0],
+        paths=[snakemake.output.jsd_tvd_png, snakemake.output.jsd_tvd_pdf],
+        title=snakemake.wildcards.dataset,
+        palette=snakemake.config["figures"]["palette"],
+        width=snakemake.config["figures"]["width"],
+        dpi=snakemake.config["figures"]["dpi"],
+    )

@@ -1,16 +1,15 @@
-from attnexp.analyses.wp.runs import jsd_tvd_points
+from attnexp.analyses.wp.runs import run_jsd_tvd_points
+from attnexp.analyses.wp.settings import WPSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    jsd_tvd_points(
-        snakemake.wildcards.dataset,
-        dict(snakemake.params.base),
-        [dict(f) for f in snakemake.params.seeds],
-        dict(snakemake.params.uniform),
-        [dict(f) for f in snakemake.params.adversaries],
-        list(snakemake.params.lambdas),
-        snakemake.output[0],
-        snakemake.params.tvd_binary,
-        snakemake.params.aggregation,
-        snakemake.params.jw_adversary,
+    run_jsd_tvd_points(
+        dataset=snakemake.wildcards.dataset,
+        settings=WPSettings.from_config(snakemake.config),
+        base_files=dict(snakemake.params.base),
+        seed_files=[dict(f) for f in snakemake.params.seeds],
+        uniform_files=dict(snakemake.params.uniform),
+        adversary_files=[dict(f) for f in snakemake.params.adversaries],
+        jw_adversary=snakemake.params.jw_adversary,
+        output=snakemake.output[0],
     )

@@ -1,16 +1,15 @@
-from pathlib import Path
-
+from attnexp.analyses.jw.instances import AnalysisSettings
 from attnexp.analyses.wp.runs import run_jw_adversary
+from attnexp.analyses.wp.settings import WPSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_jw_adversary(
-        snakemake.input.model,
-        Path(snakemake.input.instances).parent,
-        dict(snakemake.params.analyses),
-        snakemake.params.batch_size,
-        snakemake.params.runs,
-        int(snakemake.wildcards.seed),
-        snakemake.output[0],
+        model=snakemake.input.model,
+        instances=snakemake.input.instances,
+        settings=WPSettings.from_config(snakemake.config),
+        analysis=AnalysisSettings.from_config(snakemake.config["analyses"], snakemake.params.batch_size),
+        seed=int(snakemake.wildcards.seed),
+        output=snakemake.output[0],
         threads=snakemake.threads,
     )

@@ -1,10 +1,11 @@
 from attnexp.analyses.wp.runs import run_seed_variance
+from attnexp.analyses.wp.settings import WPSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_seed_variance(
-        dict(snakemake.params.base),
-        [dict(f) for f in snakemake.params.seeds],
-        snakemake.output[0],
-        snakemake.params.variant,
+        base_files=dict(snakemake.params.base),
+        seed_files=[dict(f) for f in snakemake.params.seeds],
+        settings=WPSettings.from_config(snakemake.config),
+        output=snakemake.output[0],
     )

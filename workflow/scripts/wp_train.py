@@ -1,19 +1,19 @@
-from pathlib import Path
-
 from attnexp.analyses.wp.runs import run_wp_model
+from attnexp.analyses.wp.settings import WPSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_wp_model(
-        Path(snakemake.input.instances).parent,
-        snakemake.wildcards.dataset,
-        snakemake.wildcards.variant,
-        int(snakemake.wildcards.seed),
-        dict(snakemake.params.hyperparameters),
-        dict(snakemake.params.wp),
-        dict(snakemake.params.model_options),
-        snakemake.params.deterministic,
-        dict(snakemake.output.items()),
+        instances=snakemake.input.instances,
+        meta=snakemake.input.meta,
+        dataset=snakemake.wildcards.dataset,
+        variant=snakemake.wildcards.variant,
+        seed=int(snakemake.wildcards.seed),
+        settings=WPSettings.from_config(snakemake.config),
+        hyperparameters=dict(snakemake.params.hyperparameters),
+        model_options=dict(snakemake.config["model"]),
+        deterministic=snakemake.config["seeding"]["deterministic"],
+        outputs=dict(snakemake.output.items()),
         guide_files=dict(snakemake.input.items()),
         threads=snakemake.threads,
     )

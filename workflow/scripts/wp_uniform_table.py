@@ -1,10 +1,10 @@
-from attnexp.analyses.wp.runs import uniform_table
+from attnexp.report.wp import write_uniform_table
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    uniform_table(
-        list(snakemake.input.base),
-        list(snakemake.input.uniform),
-        snakemake.output[0],
-        snakemake.params.reported,
+    write_uniform_table(
+        base_metrics=list(snakemake.input.base),
+        uniform_metrics=list(snakemake.input.uniform),
+        reported=snakemake.params.reported,
+        outputs=dict(snakemake.output.items()),
     )

@@ -1,10 +1,14 @@
-from attnexp.report.wp import variance_figures
+from attnexp.report.wp import draw_variance_figures
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
-    variance_figures(
-        snakemake.input[0],
-        dict(snakemake.output.items()),
-        snakemake.params.compared,
-        snakemake.wildcards.dataset,
+    draw_variance_figures(
+        variance=snakemake.input[0],
+        violin=[snakemake.output.violin_png, snakemake.output.violin_pdf],
+        scatter=[snakemake.output.scatter_png, snakemake.output.scatter_pdf],
+        compared=snakemake.params.compared,
+        title=snakemake.wildcards.dataset,
+        palette=snakemake.config["figures"]["palette"],
+        width=snakemake.config["figures"]["width"],
+        dpi=snakemake.config["figures"]["dpi"],
     )

@@ -18,7 +18,7 @@ from attnexp.models.transformer import TransformerClassifier, TransformerConfig
 
 KINDS = {"classifier": (AttentionClassifier, ModelConfig), "transformer": (TransformerClassifier, TransformerConfig)}
 # kinds saved by code above the models (which never import it), and where their loader lives
-LOADED_ELSEWHERE = {"guided": "the W&P guided-MLP loader in attnexp.analyses.wp (it needs the guide files)"}
+LOADED_ELSEWHERE = {"guided": "attnexp.analyses.wp.donors.load_guided_model (it needs the guide files)"}
 
 
 def save_model(model: AttentionModel, path, extra: dict | None = None) -> None:

@@ -1,108 +1,292 @@
-"""W&P figures: seed (or adversary) violin and scatter plots (§3.2) and the JSD-TVD plane (§4)."""
+"""W&P tables and figures: the uniform baseline (Table 2), the diagnostic MLP (Table 4), the consistent adversary
+and its JSD/TVD points (§4), seed (or adversary) violin and scatter plots (§3.2) and the JSD-TVD plane (Fig. 3).
+
+Everything here reads what attnexp.analyses.wp wrote (run metrics, seed_variance / adv_variance / jsd_tvd_points
+parquet files) and only reshapes and draws it. Tables: CSV (full precision) + Markdown + LaTeX (rounded) through
+`attnexp.report.tables.write_table`; figures: PNG + PDF in the project style (`attnexp.report.style`).
+"""
 
 import math
+from collections.abc import Mapping, Sequence
+from os import PathLike
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+from attnexp.analyses.wp.settings import GUIDE_NAMES
+from attnexp.io import read_json
+from attnexp.report.style import (
+    COLUMN_WIDTH,
+    MAX_ATTENTION_BINS,
+    MAX_ATTENTION_LABELS,
+    PALETTES,
+    class_colours,
+    new_figure,
+    paper_style,
+    place_legend,
+    save_figure,
+    set_title,
+)
+from attnexp.report.tables import write_table
 
-from attnexp.io import atomic_path  # noqa: E402
+Path = str | PathLike
+DIGITS = 3  # decimals in the Markdown and LaTeX tables
+METRIC_COLUMNS = ["f1_positive", "accuracy", "f1_macro", "roc_auc"]
+ADVERSARIAL_COLUMNS = [
+    "dataset",
+    "lambda",
+    "f1",
+    "base_f1",
+    "accuracy",
+    "auc",
+    "mean_tvd",
+    "mean_jsd",
+    "aggregation",
+    "n",
+    "best_epoch",
+    "epochs_run",
+]
+CAPTIONS = {
+    "uniform_table": "W&P Table 2 analogue: test F1 (positive class) of the base BiLSTM + tanh model and of the same "
+    "model with uniform attention, with accuracy, macro F1 and ROC-AUC; J&W's reported F1 when a reference file is given.",
+    "diagnostic_table": "W&P Table 4 analogue: test F1 (positive class) of a token-wise MLP whose attention is frozen "
+    "to each guide (rows), per dataset (columns).",
+    "adversarial_table": "W&P §4: the model-consistent adversary per dataset and λ: its test F1, accuracy and ROC-AUC "
+    "next to the base F1, and the mean (or summed) TVD of outputs and JSD of attention from the base model.",
+    "jsd_tvd_points": "W&P §4, Figure 3 points: mean test JSD of attention and TVD of outputs from the base model for "
+    "every extra seed, the uniform model, each consistent adversary (label = λ) and J&W's per-instance adversary.",
+}
+DISPLAY_NAMES = {
+    "dataset": "Dataset",
+    "jw_reported_f1": "J&W F1 (reported)",
+    "f1_positive_reproduced": "F1 base",
+    "accuracy_reproduced": "Acc. base",
+    "f1_macro_reproduced": "Macro F1 base",
+    "roc_auc_reproduced": "AUC base",
+    "f1_positive_uniform": "F1 uniform",
+    "accuracy_uniform": "Acc. uniform",
+    "f1_macro_uniform": "Macro F1 uniform",
+    "roc_auc_uniform": "AUC uniform",
+    "guide": "Guide",
+    "lambda": "λ",
+    "f1": "F1",
+    "base_f1": "Base F1",
+    "accuracy": "Acc.",
+    "auc": "AUC",
+    "mean_tvd": "TVD",
+    "mean_jsd": "JSD",
+    "aggregation": "Aggregation",
+    "n": "n",
+    "best_epoch": "Best epoch",
+    "epochs_run": "Epochs",
+    "model": "Model",
+    "label": "Run",
+    "jsd": "Mean JSD",
+    "tvd": "Mean TVD",
+}
 
-PALETTE = {0: "#7570b3", 1: "#d95f02"}
-BIN_EDGES = [0.0, 0.25, 0.5, 0.75, 1.0001]
-BIN_LABELS = ["[0.00, 0.25)", "[0.25, 0.50)", "[0.50, 0.75)", "[0.75, 1.00]"]
+
+# --- tables: frames ---
 
 
-def _save(figure, paths: list) -> None:
-    for path in paths:
-        with atomic_path(path) as tmp:
-            figure.savefig(tmp, format=str(path).rsplit(".", 1)[-1], bbox_inches="tight", dpi=150)
-    plt.close(figure)
+def _metrics_frame(metrics: Sequence[Mapping]) -> pd.DataFrame:
+    return pd.DataFrame(list(metrics))
 
 
-def seed_violin(variance: pd.DataFrame, paths: list, compared: str = "seeds", title: str = "") -> None:
-    """x = JSD to the base (attn_diff), y = max-attention bin, hue = predicted class, quartiles inside."""
+def uniform_table(
+    base_metrics: Sequence[Mapping], uniform_metrics: Sequence[Mapping], reported: pd.Series | None = None
+) -> pd.DataFrame:
+    """W&P Table 2: per dataset J&W's reported F1 (`reported`: F1 by dataset, optional), the base and the uniform model."""
+    base, uniform = _metrics_frame(base_metrics), _metrics_frame(uniform_metrics)
+    columns = ["dataset", *METRIC_COLUMNS]
+    table = base[columns].merge(uniform[columns], on="dataset", suffixes=("_reproduced", "_uniform"))
+    table.insert(1, "jw_reported_f1", table["dataset"].map(pd.Series(dtype=float) if reported is None else reported))
+    return table
+
+
+def diagnostic_table(metrics: Sequence[Mapping]) -> pd.DataFrame:
+    """W&P Table 4: positive-class F1 per guide (rows) and dataset (columns)."""
+    frame = _metrics_frame(metrics)
+    frame["guide"] = frame["variant"].map(GUIDE_NAMES)
+    table = frame.pivot(index="guide", columns="dataset", values="f1_positive").reindex(list(GUIDE_NAMES.values()))
+    return table.dropna(how="all").reset_index()
+
+
+def adversarial_table(adversary_metrics: Sequence[Mapping], base_metrics: Sequence[Mapping]) -> pd.DataFrame:
+    """Per dataset and lambda: the adversary's F1/accuracy/AUC next to the base F1, mean JSD and TVD to the base."""
+    frame = _metrics_frame(adversary_metrics).rename(columns={"f1_positive": "f1", "roc_auc": "auc"})
+    base = _metrics_frame(base_metrics).set_index("dataset")["f1_positive"]
+    frame["base_f1"] = frame["dataset"].map(base)
+    return frame[ADVERSARIAL_COLUMNS].sort_values(["dataset", "lambda"]).reset_index(drop=True)
+
+
+def display(table: pd.DataFrame, digits: int = DIGITS) -> pd.DataFrame:
+    """The paper layout of a W&P table: readable headers, floats rounded to `digits` (lambda in its shortest
+    form), missing values as "–"."""
+    shown = table.copy()
+    for column in shown.columns:
+        if pd.api.types.is_float_dtype(shown[column]):
+            spec = "g" if column == "lambda" else f".{digits}f"
+            shown[column] = [format(v, spec) if np.isfinite(v) else "–" for v in shown[column]]
+        elif pd.api.types.is_object_dtype(shown[column]):
+            shown[column] = shown[column].where(shown[column].notna(), "–")
+    return shown.rename(columns=DISPLAY_NAMES)
+
+
+def _write(table: pd.DataFrame, outputs: Mapping[str, Path], stem: str, caption: str | None = None) -> pd.DataFrame:
+    write_table(table, display(table), outputs["csv"], outputs["md"], outputs["tex"], caption or CAPTIONS[stem])
+    return table
+
+
+# --- tables: entry points for the workflow (paths in, files out) ---
+
+
+def write_uniform_table(
+    *, base_metrics: Sequence[Path], uniform_metrics: Sequence[Path], reported: Path | None, outputs: Mapping[str, Path]
+) -> pd.DataFrame:
+    """uniform_table.{csv,md,tex}; `reported`: an optional CSV (dataset, f1) of J&W's Table 1 F1."""
+    reference = pd.read_csv(reported).set_index("dataset")["f1"] if reported else None
+    table = uniform_table([read_json(p) for p in base_metrics], [read_json(p) for p in uniform_metrics], reference)
+    return _write(table, outputs, "uniform_table")
+
+
+def write_diagnostic_table(*, metrics: Sequence[Path], outputs: Mapping[str, Path]) -> pd.DataFrame:
+    return _write(diagnostic_table([read_json(p) for p in metrics]), outputs, "diagnostic_table")
+
+
+def write_adversarial_table(
+    *, adversary_metrics: Sequence[Path], base_metrics: Sequence[Path], outputs: Mapping[str, Path]
+) -> pd.DataFrame:
+    table = adversarial_table([read_json(p) for p in adversary_metrics], [read_json(p) for p in base_metrics])
+    return _write(table, outputs, "adversarial_table")
+
+
+def write_points_table(*, points: Path, dataset: str, outputs: Mapping[str, Path]) -> pd.DataFrame:
+    """The JSD/TVD points of one dataset as a table."""
+    return _write(pd.read_parquet(points), outputs, "jsd_tvd_points", f"{CAPTIONS['jsd_tvd_points']} Dataset: {dataset}.")
+
+
+# --- figures ---
+
+
+def _classes(variance: pd.DataFrame) -> pd.Series:
+    """Predicted class (0/1, from the base run's p) as the hue label."""
+    return variance["class"].astype(int).astype(str)
+
+
+def seed_violin(
+    variance: pd.DataFrame, compared: str = "seeds", title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH
+) -> Figure:
+    """x = JSD to the base (attn_diff), y = max-attention bin (highest on top), hue = predicted class, quartiles inside."""
     frame = variance.assign(
-        bin=pd.cut(variance["max_attn"], BIN_EDGES, right=False, labels=BIN_LABELS),
-        predicted=variance["class"].astype(int),
+        bin=pd.cut(variance["max_attn"], list(MAX_ATTENTION_BINS), right=False, labels=list(MAX_ATTENTION_LABELS)),
+        predicted=_classes(variance),
     )
-    figure, axis = plt.subplots(figsize=(5, 5))
+    colours = class_colours(["0", "1"], palette)
+    hue_order = [c for c in colours if c in set(frame["predicted"])]
+    fig, ax = new_figure(width)
     sns.violinplot(
         data=frame,
         x="attn_diff",
         y="bin",
         hue="predicted",
-        palette=PALETTE,
-        dodge=True,
+        hue_order=hue_order,
+        palette=colours,
+        dodge=len(hue_order) > 1,
         inner="quart",
         cut=0.02,
         orient="h",
-        order=BIN_LABELS[::-1],
+        order=list(MAX_ATTENTION_LABELS)[::-1],
         density_norm="width",
-        ax=axis,
+        linewidth=0.6,
+        linecolor="black",
+        inner_kws={"linewidth": 0.6},
+        legend="brief",
+        ax=ax,
     )
-    axis.set(xlim=(-0.05, 0.7), xlabel=f"JSD ({compared} vs base)", ylabel="Max Attention", title=title)
-    axis.set_box_aspect(1)
-    _save(figure, paths)
+    for collection in ax.collections:
+        collection.set_alpha(0.75)
+    place_legend(ax)
+    ax.set(xlim=(-0.05, 0.7), xlabel=f"JSD ({compared} vs base)", ylabel="Max attention")
+    set_title(fig, title)
+    return fig
 
 
-def seed_scatter(variance: pd.DataFrame, paths: list, compared: str = "seeds", title: str = "") -> None:
+def seed_scatter(
+    variance: pd.DataFrame, compared: str = "seeds", title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH
+) -> Figure:
     """x = JSD to the base, y = output difference, hue and marker = predicted class."""
-    frame = variance.assign(predicted=variance["class"].astype(int))
-    figure, axis = plt.subplots(figsize=(5, 5))
+    frame = variance.assign(predicted=_classes(variance))
+    colours = class_colours(["0", "1"], palette)
+    hue_order = [c for c in colours if c in set(frame["predicted"])]
+    fig, ax = new_figure(width)
     sns.scatterplot(
         data=frame,
         x="attn_diff",
         y="y_diff",
         hue="predicted",
         style="predicted",
-        palette=PALETTE,
-        s=10,
+        hue_order=hue_order,
+        style_order=hue_order,
+        palette=colours,
+        s=8,
         alpha=0.7,
         linewidth=0,
-        ax=axis,
+        ax=ax,
     )
-    axis.set(xlim=(-0.05, 0.7), ylim=(-0.05, 1.05), xlabel=f"JSD ({compared} vs base)", ylabel="Output Difference", title=title)
-    axis.set_box_aspect(1)
-    _save(figure, paths)
+    place_legend(ax)
+    ax.set(xlim=(-0.05, 0.7), ylim=(-0.05, 1.05), xlabel=f"JSD ({compared} vs base)", ylabel="Output difference")
+    set_title(fig, title)
+    return fig
 
 
-def jsd_tvd_figure(points: pd.DataFrame, paths: list, title: str = "") -> None:
+def jsd_tvd_figure(points: pd.DataFrame, title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH) -> Figure:
     """Mean JSD (x) vs mean TVD (y) to the base: seeds ▲, uniform ■, adversaries + with their lambda,
     the J&W per-instance adversary as a dotted vertical line at its mean JSD."""
-    figure, axis = plt.subplots(figsize=(5, 5))
-    styles = {
-        "seed": ("^", "#1b9e77", "seeds"),
-        "uniform": ("s", "#7570b3", "uniform"),
-        "adversary": ("+", "#d95f02", "adversary"),
-    }
-    for kind, (marker, color, label) in styles.items():
+    first, second, third = PALETTES[palette]
+    styles = {"seed": ("^", third, "seeds"), "uniform": ("s", first, "uniform"), "adversary": ("+", second, "adversary")}
+    fig, ax = new_figure(width)
+    for kind, (marker, colour, label) in styles.items():
         part = points[points["model"] == kind]
         if len(part):
-            axis.scatter(part["jsd"], part["tvd"], marker=marker, color=color, label=label, s=60)
+            ax.scatter(part["jsd"], part["tvd"], marker=marker, color=colour, label=label, s=30)
         if kind == "adversary":
             for row in part.itertuples():
-                axis.annotate(f"λ={row.label}", (row.jsd, row.tvd), textcoords="offset points", xytext=(4, 4), fontsize=7)
+                ax.annotate(f"λ={row.label}", (row.jsd, row.tvd), textcoords="offset points", xytext=(3, 3), fontsize=6)
     for row in points[points["model"] == "jw_adversary"].itertuples():
-        axis.axvline(row.jsd, linestyle=":", color="black", label="J&W per-instance adversary")
-    axis.axvline(math.log(2), color="grey", linewidth=0.8, label="ln 2")
+        ax.axvline(row.jsd, linestyle=":", color="black", linewidth=0.8, label="J&W per-instance adversary")
+    ax.axvline(math.log(2), color="0.6", linewidth=0.6, label="ln 2")
     top = max(0.05, float(np.nanmax(points["tvd"])) * 1.15) if len(points) else 1.0
-    axis.set(xlim=(0, 0.7), ylim=(0, top), xlabel="Mean JSD from base attention", ylabel="Mean TVD from base output", title=title)
-    axis.set_box_aspect(1)
-    axis.legend(fontsize=7, loc="upper left")
-    _save(figure, paths)
+    ax.set(xlim=(0, 0.7), ylim=(0, top), xlabel="Mean JSD from base attention", ylabel="Mean TVD from base output")
+    ax.legend(loc="upper left")
+    set_title(fig, title)
+    return fig
 
 
-def variance_figures(variance_path, outputs: dict, compared: str = "seeds", title: str = "") -> None:
-    """Violin and scatter plots from a seed_variance.parquet (outputs: violin_*, scatter_* by extension)."""
-    variance = pd.read_parquet(variance_path)
-    seed_violin(variance, [v for k, v in outputs.items() if k.startswith("violin")], compared, title)
-    seed_scatter(variance, [v for k, v in outputs.items() if k.startswith("scatter")], compared, title)
+# --- figures: entry points for the workflow (paths in, PNG + PDF out) ---
 
 
-def jsd_tvd_figure_from(points_path, paths: list, title: str = "") -> None:
-    jsd_tvd_figure(pd.read_csv(points_path, dtype={"label": str}), paths, title)
+def draw_variance_figures(
+    *,
+    variance: Path,
+    violin: Sequence[Path],
+    scatter: Sequence[Path],
+    compared: str,
+    title: str,
+    palette: str,
+    width: float,
+    dpi: int,
+) -> None:
+    """Violin and scatter plots from a seed_variance (or adv_variance) parquet file, each to every path given."""
+    frame = pd.read_parquet(variance)
+    with paper_style():
+        save_figure(seed_violin(frame, compared, title, palette, width), violin, dpi)
+        save_figure(seed_scatter(frame, compared, title, palette, width), scatter, dpi)
+
+
+def draw_jsd_tvd_figure(*, points: Path, paths: Sequence[Path], title: str, palette: str, width: float, dpi: int) -> None:
+    """The JSD-TVD plane from a jsd_tvd_points parquet file."""
+    with paper_style():
+        save_figure(jsd_tvd_figure(pd.read_parquet(points), title, palette, width), paths, dpi)

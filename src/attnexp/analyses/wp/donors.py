@@ -6,16 +6,21 @@ guide weights (the diagnostic MLP, W&P §3.3). Guides are matched by id, never b
 authors' order-based `strip_zeros` alignment is asked for.
 """
 
+from collections.abc import Mapping
 from dataclasses import replace
+from os import PathLike
 
 import numpy as np
 import pandas as pd
 import torch
 
 from attnexp.data.batching import Batch, sequential_batches
-from attnexp.models.classifier import AttentionClassifier, Encoded
+from attnexp.data.preprocess import split_frame
+from attnexp.models.classifier import AttentionClassifier, Encoded, ModelConfig
 
 ALIGNMENTS = ("instance_id", "strip_zeros")
+DONOR_SPLITS = ("train", "dev", "test")  # dev too: DEFAULT selection of guided runs needs dev guides
+GUIDED_KIND = "guided"
 
 
 @torch.no_grad()
@@ -117,8 +122,32 @@ def load_donor(
     raise ValueError(f"unknown guide alignment {alignment!r}; choose one of {ALIGNMENTS}")
 
 
+def read_donor(
+    files: Mapping[str, str | PathLike],
+    instances: pd.DataFrame | None = None,
+    alignment: str = "instance_id",
+    name: str = "donor",
+    with_p: bool = False,
+) -> DonorTable:
+    """One DonorTable over every split a donor run stored (`files`: its `{split}_attention` and, with
+    `with_p`, `{split}_predictions` parquet files). The strip_zeros alignment needs the recipient `instances`."""
+    attention = pd.concat([pd.read_parquet(files[f"{s}_attention"]) for s in DONOR_SPLITS], ignore_index=True)
+    predictions = (
+        pd.concat([pd.read_parquet(files[f"{s}_predictions"]) for s in DONOR_SPLITS], ignore_index=True) if with_p else None
+    )
+    recipient = None if instances is None else [i for s in DONOR_SPLITS for i in split_frame(instances, s)["instance_id"]]
+    if alignment == "strip_zeros" and recipient is None:
+        raise ValueError("the strip_zeros guide alignment pairs guides with instances by position: pass the instances")
+    return load_donor(attention, predictions, alignment, recipient, name)
+
+
 class GuidedClassifier(AttentionClassifier):
-    """A classifier whose attention is frozen to guide weights per instance (W&P §3.3): no attention parameters."""
+    """A classifier whose attention is frozen to guide weights per instance (W&P §3.3): no attention parameters.
+
+    Its checkpoint holds a uniform-attention config; `checkpoint_kind` marks it so that only
+    `load_guided_model` (which needs the guides) reloads it."""
+
+    checkpoint_kind = GUIDED_KIND
 
     def __init__(self, config, guides: DonorTable):
         super().__init__(replace(config, attention="uniform"))
@@ -126,3 +155,29 @@ class GuidedClassifier(AttentionClassifier):
 
     def attend(self, encoded: Encoded, batch: Batch) -> torch.Tensor:
         return self.guides.attention_for(batch).to(encoded.hidden.device)
+
+
+def _is_guided(checkpoint: dict) -> bool:
+    """The checkpoint's recorded kind (top level or in `extra`), else the run config's `attention: guide`."""
+    extra = checkpoint.get("extra") or {}
+    kind = checkpoint.get("kind", extra.get("kind"))
+    if kind is not None:
+        return kind == GUIDED_KIND
+    return (extra.get("run_config") or {}).get("attention") == "guide"
+
+
+def load_guided_model(
+    path: str | PathLike,
+    guide_files: Mapping[str, str | PathLike],
+    alignment: str = "instance_id",
+    instances: pd.DataFrame | None = None,
+) -> GuidedClassifier:
+    """Rebuild a trained guided MLP (W&P §3.3) from its checkpoint and the donor run's stored attention
+    (`guide_files`: `{split}_attention` paths; the run's config.yaml names the donor folder under `guide`)."""
+    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    if not _is_guided(checkpoint):
+        raise ValueError(f"{path} is not a guided-MLP checkpoint; load it with attnexp.models.classifier.load_model")
+    guides = read_donor(guide_files, instances, alignment, f"guide of {path}")
+    model = GuidedClassifier(ModelConfig(**checkpoint["config"]), guides)
+    model.load_state_dict(checkpoint["state_dict"])
+    return model.eval()
