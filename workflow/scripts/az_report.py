@@ -1,4 +1,4 @@
-from attnexp.analyses.az.run import write_report
+from attnexp.report.az import write_report
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
