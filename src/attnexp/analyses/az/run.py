@@ -1,9 +1,14 @@
-"""The Abnar & Zuidema stage: train the Transformer, read raw / rollout / flow relevance at every layer,
-compute blank-out and gradient importance, correlate them (Spearman per example, §5) and score how well each
-method finds the subject on agreement data. The tables and figures are drawn in `attnexp.report.az`.
+"""The Abnar & Zuidema analyses: read raw / rollout / flow relevance at every layer of a trained Transformer,
+compute blank-out and gradient importance, correlate them (Spearman per example, §5), score how well each
+method finds the subject on agreement data, and combine the per-seed summaries. Tables and figures are drawn
+in `attnexp.report.az`.
 """
 
 import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -12,9 +17,36 @@ import torch
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
 from attnexp.io import write_csv, write_parquet
+from attnexp.models.interface import AttentionModel
 
 METHODS = ("raw", "rollout", "flow")
 IMPORTANCES = ("blankout", "grad", "grad_x_input")
+
+
+@dataclass(frozen=True)
+class AZSettings:
+    """The A&Z analysis options (config section `az`; defaults and allowed values in the schema)."""
+
+    CONFIG_KEY: ClassVar[str] = "az"
+
+    n_examples: int  # test examples sampled for the analysis; 0 or more than the test set: all
+    sample_seed: int
+    batch_size: int
+    relevance_row: str  # cls | max_over_rows
+    score: str  # prob_gold | logit_label
+    gradient: str  # grad | grad_x_input: the gradient importance shown in tables and figures
+    spearman: str  # scipy | dense_rank_formula
+    nan_policy: str  # zero | omit
+    exclude_special: bool
+    cumulative_layer_lists: bool
+    flow_solver: str  # scipy | networkx
+    rollout_residual: bool
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "AZSettings":
+        """From the validated config (the schema has filled every default)."""
+        section = config[cls.CONFIG_KEY]
+        return cls(**{field.name: section[field.name] for field in fields(cls)})
 
 
 def run_transformer_training(
@@ -73,7 +105,17 @@ def run_transformer_training(
     return result.test_metrics
 
 
-def relevance_and_importance(model, rows: pd.DataFrame, options: dict, progress=print) -> pd.DataFrame:
+def relevance_and_importance(
+    model: AttentionModel,
+    rows: pd.DataFrame,
+    *,
+    batch_size: int,
+    relevance_row: str,
+    rollout_residual: bool,
+    flow_solver: str,
+    score: str,
+    progress: Callable[[str], None] = print,
+) -> pd.DataFrame:
     """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
@@ -81,24 +123,24 @@ def relevance_and_importance(model, rows: pd.DataFrame, options: dict, progress=
 
     model.eval()
     records = []
-    for number, batch in enumerate(sequential_batches(rows, options["batch_size"])):
+    for number, batch in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
         lengths = batch.lengths
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
-            augmented = residual_augment(head_average(maps), options["rollout_residual"])
-            raw = raw_relevance(maps, lengths, options["relevance_row"])
-            roll = relevance_rows(rollout(augmented), lengths, options["relevance_row"])
+            augmented = residual_augment(head_average(maps), rollout_residual)
+            raw = raw_relevance(maps, lengths, relevance_row)
+            roll = relevance_rows(rollout(augmented), lengths, relevance_row)
         flow, seconds = batch_flow(
             augmented.double().numpy(),
             lengths.numpy(),
-            row=options["relevance_row"],
-            solver=options["flow_solver"],
+            row=relevance_row,
+            solver=flow_solver,
             progress=False,
         )
-        blank = blank_out(model, batch, options["score"])
-        grad, grad_x_input = input_gradients(model, batch, options["score"])
+        blank = blank_out(model, batch, score)
+        grad, grad_x_input = input_gradients(model, batch, score)
         predicted = model.predict(output.logits)
         for i, instance_id in enumerate(batch.instance_ids):
             n = int(lengths[i])
@@ -132,11 +174,11 @@ def _padded(column: pd.Series, width: int) -> np.ndarray:
     return out
 
 
-def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.DataFrame:
+def correlations(relevance: pd.DataFrame, dataset: str, *, exclude_special: bool, spearman: str) -> pd.DataFrame:
     """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5)."""
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
-    special = int(options["exclude_special"])
+    special = int(exclude_special)
     starts, stops = np.full(len(lengths), special), lengths - special
     n_layers = len(relevance["raw"].iloc[0])
     parts = []
@@ -145,7 +187,7 @@ def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.Dat
         for method in METHODS:
             for layer in range(n_layers):
                 values = _padded(relevance[method].map(lambda r, k=layer: r[k]), width)
-                rho = spearman_ragged(values, scores, starts, stops, options["spearman"])
+                rho = spearman_ragged(values, scores, starts, stops, spearman)
                 parts.append(
                     pd.DataFrame(
                         {
@@ -163,17 +205,17 @@ def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.Dat
     return pd.concat(parts, ignore_index=True)
 
 
-def summarise_correlations(table: pd.DataFrame, options: dict) -> pd.DataFrame:
+def summarise_correlations(table: pd.DataFrame, *, nan_policy: str, cumulative_layer_lists: bool) -> pd.DataFrame:
     """mean and population std of rho per task, method, importance and layer, with n and n_nan.
 
     NaN rho (a constant vector) counts as 0 (`nan_policy: zero`, the authors) or is dropped (`omit`);
     the quirk `cumulative_layer_lists` pools each layer with all layers below it, as the authors' logs do.
     """
-    table = table.assign(value=table["rho"].fillna(0.0) if options["nan_policy"] == "zero" else table["rho"])
+    table = table.assign(value=table["rho"].fillna(0.0) if nan_policy == "zero" else table["rho"])
     rows = []
     for (task, method, importance), group in table.groupby(["task", "method", "importance"], sort=False):
         for layer in sorted(group["layer"].unique()):
-            part = group[group["layer"] <= layer] if options["cumulative_layer_lists"] else group[group["layer"] == layer]
+            part = group[group["layer"] <= layer] if cumulative_layer_lists else group[group["layer"] == layer]
             values = part["value"].dropna().to_numpy()
             rows.append(
                 {
@@ -238,23 +280,43 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
     return pd.DataFrame(rows)
 
 
-def run_az_analysis(model_path, instances_dir, dataset: str, options: dict, outputs: dict, threads: int = 1) -> None:
-    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split)."""
-    from attnexp.data.preprocess import load_preprocessed, split_frame
+def run_az_analysis(
+    *,
+    model: str | Path,
+    instances: str | Path,
+    dataset: str,
+    settings: AZSettings,
+    outputs: Mapping[str, str | Path],
+    threads: int = 1,
+) -> None:
+    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split).
+
+    `outputs`: relevance, correlations (parquet), summary, recovery (CSV), as `attnexp.paths.az_files()` names them.
+    """
+    from attnexp.data.preprocess import split_frame
     from attnexp.models.classifier import load_model
 
     torch.set_num_threads(threads)
-    instances, meta = load_preprocessed(instances_dir)
-    model = load_model(model_path)
-    test = split_frame(instances, "test")
-    if options["n_examples"] and len(test) > options["n_examples"]:
-        keep = np.sort(np.random.default_rng(options["sample_seed"]).choice(len(test), options["n_examples"], replace=False))
+    loaded = load_model(model)
+    test = split_frame(pd.read_parquet(instances), "test")
+    if settings.n_examples and len(test) > settings.n_examples:
+        keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))
         test = test.iloc[keep].reset_index(drop=True)
-    print(f"{dataset}: {len(test)} test examples, {model.config.n_layers} layers, options {options}")
-    relevance = relevance_and_importance(model, test, options)
+    print(f"{dataset}: {len(test)} test examples, {loaded.config.n_layers} layers, {settings}")
+    relevance = relevance_and_importance(
+        loaded,
+        test,
+        batch_size=settings.batch_size,
+        relevance_row=settings.relevance_row,
+        rollout_residual=settings.rollout_residual,
+        flow_solver=settings.flow_solver,
+        score=settings.score,
+    )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
-    table = correlations(relevance, dataset, options)
-    summary = summarise_correlations(table, options)
+    table = correlations(relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman)
+    summary = summarise_correlations(
+        table, nan_policy=settings.nan_policy, cumulative_layer_lists=settings.cumulative_layer_lists
+    )
     recovery = subject_recovery(relevance, test["rationale"].map(list), dataset)
     write_parquet(outputs["relevance"], relevance)
     write_parquet(outputs["correlations"], table)
@@ -262,3 +324,41 @@ def run_az_analysis(model_path, instances_dir, dataset: str, options: dict, outp
     write_csv(outputs["recovery"], recovery)
     print(f"flow: {relevance['flow_seconds'].mean():.4f}s per example (mean), {relevance['flow_seconds'].sum():.1f}s total")
     print(summary.to_string())
+
+
+# --- across seeds ---
+
+SUMMARY_KEYS = ("task", "method", "importance", "layer")
+RECOVERY_KEYS = ("task", "method", "layer")
+
+
+def across_seeds(
+    per_seed: pd.DataFrame, keys: Sequence[str], means: Sequence[str], sums: Sequence[str], spread_of: str
+) -> pd.DataFrame:
+    """Collapse the `seed` column: n_seeds, the mean over seeds of `means`, the population std over seeds of
+    `spread_of` (`{spread_of}_seed_std`, 0 with one seed) and the sum of `sums` (counts over all seeds)."""
+    grouped = per_seed.groupby(list(keys), sort=False)
+    table = grouped[list(means)].mean()
+    table.insert(0, "n_seeds", grouped["seed"].nunique())
+    table[f"{spread_of}_seed_std"] = grouped[spread_of].std(ddof=0)
+    for column in sums:
+        table[column] = grouped[column].sum()
+    return table.reset_index()
+
+
+def combine_runs(runs: Sequence[Mapping], outputs: Mapping[str, str | Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every dataset's correlation summary and subject recovery across its seeds.
+
+    `runs`: one mapping per (dataset, seed) with `seed`, `summary` and `recovery` (the per-run CSVs of
+    `run_az_analysis`); `outputs`: summary, recovery (CSV). With one seed, mean/std/n/n_nan (top1/mrr/share/n)
+    are that run's values.
+    """
+    summaries = [pd.read_csv(run["summary"]).assign(seed=int(run["seed"])) for run in runs]
+    recoveries = [pd.read_csv(run["recovery"]).assign(seed=int(run["seed"])) for run in runs]
+    summary = across_seeds(pd.concat(summaries, ignore_index=True), SUMMARY_KEYS, ["mean", "std"], ["n", "n_nan"], "mean")
+    recovery = pd.concat([f for f in recoveries if len(f)] or recoveries[:1], ignore_index=True)
+    recovery = across_seeds(recovery, RECOVERY_KEYS, ["top1", "mrr", "share"], ["n"], "top1")
+    write_csv(outputs["summary"], summary)
+    write_csv(outputs["recovery"], recovery)
+    print(f"{len(runs)} runs: {summary['task'].nunique()} datasets, seeds {sorted({int(r['seed']) for r in runs})}")
+    return summary, recovery
