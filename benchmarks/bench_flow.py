@@ -1,7 +1,7 @@
 """Attention rollout and flow: seconds per sentence for our solvers vs networkx, by length and depth.
 
 For each (layers, n) it builds random attention (8 heads), and times, for the [CLS] row at every layer:
-rollout (torch), flow with SciPy on integer capacities (attnexp.flow) for one sentence alone and per
+rollout (torch), flow with SciPy on integer capacities (attnexp.analyses.az.flow) for one sentence alone and per
 sentence in a batch of 20 (one SciPy call per batch, as the pipeline runs it), and networkx's default
 max-flow (preflow-push) and Edmonds-Karp (the authors' choice) on the same graph, one max-flow per input
 token. Ours are the best of 5 repeats; speed-ups are networkx's time over the faster of our two modes

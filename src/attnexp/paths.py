@@ -119,6 +119,14 @@ def az_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:
     return in_folder(AZ_RUN.format(dataset=dataset, seed=seed), AZ_FILES)
 
 
+AZ_COMBINED_FILES = {"summary": "correlation_summary.csv", "recovery": "subject_recovery.csv"}
+
+
+def az_combined_files() -> dict[str, str]:
+    """A&Z summaries of every dataset across its seeds: `results/az/{correlation_summary,subject_recovery}.csv`."""
+    return in_folder(f"{RESULTS}/az", AZ_COMBINED_FILES)
+
+
 def table_files(paper: str, stem: str) -> dict[str, str]:
     """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex}`."""
     return {fmt: f"{TABLES.format(paper=paper)}/{stem}.{fmt}" for fmt in TABLE_FORMATS}

@@ -39,61 +39,110 @@ rule linzen_agreement:
 
 rule az_analyse:
     input:
-        model="results/models/{dataset}/transformer-self/seed{seed}/model.pt",
-        instances="results/preprocessed/{dataset}/instances.parquet",
+        model=paths.model_files(encoder="transformer", attention="self")["model"],
+        instances=paths.preprocessed_files()["instances"],
     output:
-        relevance="results/az/{dataset}/seed{seed}/relevance.parquet",
-        correlations="results/az/{dataset}/seed{seed}/correlations.parquet",
-        summary="results/az/{dataset}/seed{seed}/correlation_summary.csv",
-        recovery="results/az/{dataset}/seed{seed}/subject_recovery.csv",
+        **paths.az_files(),
     log:
-        "logs/az/{dataset}/seed{seed}.log",
+        paths.log("az", "{dataset}/seed{seed}"),
+    wildcard_constraints:
+        **AZ_WILDCARDS,
     conda:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
         mem_mb=3000,
         runtime=60,
-    params:
-        options=get_az_options,
     script:
         "../scripts/az_analyse.py"
 
 
-rule az_report:
+rule az_combine:
     input:
-        summaries=get_az_files("correlation_summary.csv"),
-        recoveries=get_az_files("subject_recovery.csv"),
-        relevance=get_az_files("relevance.parquet"),
-        instances=get_az_instances(),
+        get_az_run_summaries(),
     output:
-        summary="results/az/correlation_summary.csv",
-        recovery="results/az/subject_recovery.csv",
-        tables="results/az/tables.md",
-        curves=report(
-            "results/az/figures/correlation_by_layer.png",
-            caption="../report/az_correlation_by_layer.rst",
-            category="Abnar & Zuidema",
-        ),
-        maps=report(
-            get_az_cls_map_files(),
-            caption="../report/az_cls_maps.rst",
-            category="Abnar & Zuidema",
-        ),
+        **paths.az_combined_files(),
     log:
-        "logs/az/report.log",
+        paths.log("az", "combine"),
     conda:
         "../envs/attnexp.yaml"
     resources:
         mem_mb=2000,
         runtime=20,
     params:
-        gradient=config["az"]["gradient"],
+        runs=get_az_runs(),
     script:
-        "../scripts/az_report.py"
+        "../scripts/az_combine.py"
 
 
-rule transformer:
+rule az_tables:
     input:
-        get_transformer_targets(),
+        **paths.az_combined_files(),
+    output:
+        **az_table_outputs(),
+    log:
+        paths.log("az", "tables"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        gradient=AZ["gradient"],
+    script:
+        "../scripts/az_tables.py"
+
+
+rule az_correlation_figure:
+    input:
+        summary=paths.az_combined_files()["summary"],
+    output:
+        **az_figure_outputs("correlation_by_layer", "Spearman's rho by layer"),
+    log:
+        paths.log("az", "{dataset}/correlation_figure"),
+    wildcard_constraints:
+        dataset=AZ_WILDCARDS["dataset"],
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        gradient=AZ["gradient"],
+        palette=config["figures"]["palette"],
+        width=config["figures"]["width"],
+        dpi=config["figures"]["dpi"],
+    script:
+        "../scripts/az_correlation_figure.py"
+
+
+rule az_cls_maps:
+    input:
+        relevance=paths.az_files()["relevance"],
+        meta=paths.preprocessed_files()["meta"],
+    output:
+        **az_figure_outputs(
+            "cls_maps",
+            "[CLS] maps across layers",
+            model="transformer-self seed {seed}",
+        ),
+    log:
+        paths.log("az", "{dataset}/cls_maps_seed{seed}"),
+    wildcard_constraints:
+        **AZ_WILDCARDS,
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        width=config["figures"]["width"],
+        dpi=config["figures"]["dpi"],
+    script:
+        "../scripts/az_cls_maps.py"
+
+
+rule az:
+    input:
+        get_az_targets(),
     localrule: True

@@ -89,7 +89,7 @@ def get_model_targets():
 def get_all_targets():
     targets = get_model_targets() + get_datasets_targets()
     targets += get_analyses_targets()
-    targets += get_transformer_targets()
+    targets += get_az_targets()
     targets += get_wp_targets()
 
     targets += get_figures_targets()
@@ -229,17 +229,28 @@ def get_analyses_targets():
 
 
 # --- transformer (Abnar & Zuidema) ---
-AZ_DATASETS = config["az"]["datasets"] + (
-    ["linzen_agreement"] if config["az"]["linzen_path"] else []
-)
-AZ_OPTION_KEYS = (
-    "n_examples sample_seed batch_size relevance_row score gradient spearman nan_policy"
-    " exclude_special cumulative_layer_lists flow_solver rollout_residual"
-).split()
+from attnexp import paths
+
+AZ = config["az"]
+AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
+AZ_SEEDS = AZ["seeds"]
+AZ_CATEGORY = "Abnar & Zuidema"
+AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
+# table stem -> report title; the stems are attnexp.report.az.TABLES
+AZ_TABLES = {
+    "correlations": "Spearman's rho by layer",
+    "subject_recovery": "Subject found by relevance",
+    "importance_recovery": "Subject found by importance",
+}
+# figure stems under results/figures/az/: rho by layer per dataset, [CLS] maps per model
+AZ_FIGURES = {
+    "correlation_by_layer": "{dataset}/correlation_by_layer",
+    "cls_maps": "{dataset}/cls_maps_seed{seed}",
+}
 
 
 def get_linzen_path(wildcards):
-    path = config["az"]["linzen_path"]
+    path = AZ["linzen_path"]
     if not path:
         raise WorkflowError(
             "dataset linzen_agreement needs the Linzen et al. corpus: set az.linzen_path "
@@ -248,52 +259,84 @@ def get_linzen_path(wildcards):
     return path
 
 
-def get_az_options(wildcards):
-    return {key: config["az"][key] for key in AZ_OPTION_KEYS}
+def get_az_runs(wildcards=None):
+    """Every analysed (dataset, seed) with its files: one list, so inputs and labels cannot disagree."""
+    return [
+        {"dataset": d, "seed": int(s), **paths.az_files(d, s)}
+        for d in AZ_DATASETS
+        for s in AZ_SEEDS
+    ]
 
 
-def get_az_files(name):
-    return expand(
-        "results/az/{dataset}/seed{seed}/{name}",
-        dataset=AZ_DATASETS,
-        seed=config["az"]["seeds"],
-        name=name,
+def get_az_run_summaries(wildcards=None):
+    return [run[key] for run in get_az_runs() for key in ("summary", "recovery")]
+
+
+def az_figure_outputs(name, title, model="-"):
+    """A figure's PNG (in the report under the dataset, caption ../report/az/{name}.rst) and its PDF."""
+    files = paths.figure_files("az", AZ_FIGURES[name])
+    png = in_report(
+        files["png"],
+        caption=f"../report/az/{name}.rst",
+        category=AZ_CATEGORY,
+        subcategory="{dataset}",
+        labels={"model": model, "figure": title},
     )
+    return {"png": png, "pdf": files["pdf"]}
 
 
-def get_az_instances():
-    return expand(
-        "results/preprocessed/{dataset}/instances.parquet",
-        dataset=AZ_DATASETS,
-        seed=config["az"]["seeds"],
-    )
+def az_table_outputs():
+    """Every A&Z table, named `{stem}_{format}`; the CSV is in the report under "All datasets"."""
+    outputs = {}
+    for stem, title in AZ_TABLES.items():
+        for fmt, path in paths.table_files("az", stem).items():
+            outputs[f"{stem}_{fmt}"] = path
+        outputs[f"{stem}_csv"] = in_report(
+            outputs[f"{stem}_csv"],
+            caption=f"../report/az/{stem}.rst",
+            category=AZ_CATEGORY,
+            subcategory="All datasets",
+            labels={"model": "-", "table": title},
+        )
+    return outputs
 
 
-def get_az_cls_map_files():
-    return expand(
-        "results/az/figures/cls_maps/{dataset}_seed{seed}.png",
-        dataset=AZ_DATASETS,
-        seed=config["az"]["seeds"],
-    )
-
-
-def get_transformer_targets():
+def get_az_table_targets():
     if not AZ_DATASETS:
         return []
-    return (
-        expand(
-            "results/models/{dataset}/transformer-self/seed{seed}/metrics.json",
-            dataset=AZ_DATASETS,
-            seed=config["az"]["seeds"],
-        )
-        + ["results/az/tables.md", "results/az/figures/correlation_by_layer.png"]
-        + get_az_cls_map_files()
-        + expand(
-            "results/analyses/{dataset}/transformer-self/seed{seed}/kendall_summary.csv",
-            dataset=AZ_DATASETS if config["az"]["jw_analyses"] else [],
-            seed=config["az"]["seeds"],
-        )
-    )
+    return [f for stem in AZ_TABLES for f in paths.table_files("az", stem).values()]
+
+
+def get_az_figure_targets():
+    if not AZ_DATASETS:
+        return []
+    stems = [AZ_FIGURES["correlation_by_layer"].format(dataset=d) for d in AZ_DATASETS]
+    stems += [
+        AZ_FIGURES["cls_maps"].format(dataset=d, seed=s)
+        for d in AZ_DATASETS
+        for s in AZ_SEEDS
+    ]
+    return [f for stem in stems for f in paths.figure_files("az", stem).values()]
+
+
+def get_az_targets():
+    if not AZ_DATASETS:
+        return []
+    runs = [(d, s) for d in AZ_DATASETS for s in AZ_SEEDS]
+    models = [
+        paths.model_files(d, "transformer", "self", s)["metrics"] for d, s in runs
+    ]
+    jw = [
+        paths.analysis_files(d, "transformer", "self", s)["kendall_summary"]
+        for d, s in (runs if AZ["jw_analyses"] else [])
+    ]
+    return [
+        *models,
+        *jw,
+        *paths.az_combined_files().values(),
+        *get_az_table_targets(),
+        *get_az_figure_targets(),
+    ]
 
 
 # --- figures: J&W tables and figures; the targets across papers for report.smk ---

@@ -12,6 +12,8 @@ from scipy.stats import bootstrap
 
 from attnexp.io import write_csv, write_text
 
+PAPER_ORDER = ("sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "babi3", "snli")
+ALIASES = {"sentiment": "sst", "nli": "snli"}  # the generated offline stand-ins (syn_sentiment, syn_nli)
 DIGITS = 3  # decimals of every number in the Markdown and LaTeX versions
 MISSING = "–"  # NaN in the Markdown and LaTeX versions
 LATEX_SYMBOLS = {"±": r"$\pm$", "τ": r"$\tau$", "−": "$-$", "≤": r"$\leq$", "–": "--", "Δ": r"$\Delta$", "ρ": r"$\rho$"}
@@ -125,3 +127,15 @@ def write_table(
     write_text(outputs["md"], f"{caption}\n\n{markdown}\n" if caption else f"{markdown}\n")
     latex = display.to_latex(index=False, caption=caption or None, escape=True, longtable=len(display) > 40, na_rep=MISSING)
     write_text(outputs["tex"], latex_symbols(latex))
+
+
+def dataset_order(names: Sequence[str]) -> list[str]:
+    """The paper's dataset order (SST, IMDB, …, SNLI); names it does not know keep their given order, last."""
+
+    def rank(name: str) -> int:
+        stem = name.removeprefix("syn_")
+        stem = ALIASES.get(stem, stem)
+        matches = [i for i, key in enumerate(PAPER_ORDER) if stem == key or stem.startswith(f"{key}_")]
+        return matches[0] if matches else len(PAPER_ORDER)
+
+    return sorted(dict.fromkeys(names), key=rank)

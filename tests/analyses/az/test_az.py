@@ -236,19 +236,26 @@ def test_config_az_defaults_and_errors():
 
 
 @pytest.mark.slow
-def test_transformer_stage_end_to_end(tmp_path):
+def test_az_stage_end_to_end(tmp_path):
+    from attnexp import paths
     from tests.workflow.test_workflow import snakemake, tiny_config
 
     config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
-    result = snakemake(tmp_path, "transformer", config=config)
+    result = snakemake(tmp_path, "az", config=config)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
-    summary = pd.read_csv(tmp_path / "results/az/correlation_summary.csv")
+    combined = paths.az_combined_files()
+    summary = pd.read_csv(tmp_path / combined["summary"])
     assert set(summary["method"]) == {"raw", "rollout", "flow"} and summary["layer"].max() == 2
-    assert summary["n"].eq(20).all() and summary["mean"].between(-1, 1).all()
-    recovery = pd.read_csv(tmp_path / "results/az/subject_recovery.csv")
+    assert summary["n"].eq(20).all() and summary["mean"].between(-1, 1).all() and summary["n_seeds"].eq(1).all()
+    recovery = pd.read_csv(tmp_path / combined["recovery"])
     assert recovery["top1"].between(0, 1).all()
-    assert "L2" in (tmp_path / "results/az/tables.md").read_text()
-    assert (tmp_path / "results/az/figures/cls_maps/syn_agreement_seed0.png").stat().st_size > 0
+    for stem in ("correlations", "subject_recovery", "importance_recovery"):
+        for path in paths.table_files("az", stem).values():
+            assert (tmp_path / path).stat().st_size > 0
+    assert "L2" in (tmp_path / paths.table_files("az", "correlations")["md"]).read_text()
+    for stem in ("syn_agreement/correlation_by_layer", "syn_agreement/cls_maps_seed0"):
+        for path in paths.figure_files("az", stem).values():
+            assert (tmp_path / path).stat().st_size > 0
 
 
 def test_subject_recovery_matches_a_per_example_reference():
@@ -283,9 +290,10 @@ def test_subject_recovery_matches_a_per_example_reference():
 
 @pytest.mark.parametrize("task", ["bc", "nli"])
 def test_jw_analyses_run_on_the_transformer(task):
-    from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention
+    from attnexp.analyses.jw.adversary import adversarial_attention
     from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
     from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
+    from tests.analyses.jw.configs import adversary_settings
 
     model, batch = tiny_model(task), collate(tiny_rows(task))
     real = batch.real_mask
@@ -295,8 +303,9 @@ def test_jw_analyses_run_on_the_transformer(task):
     assert permutation_output_changes(model, batch, identity_permutations(batch)).abs().max() < 1e-6
     permutations = sample_permutations(batch, 5, torch.Generator().manual_seed(0))
     assert permutation_output_changes(model, batch, permutations).shape == (4, 5)
-    result = adversarial_attention(model, batch, AdversarySettings(candidates=2, steps=3), torch.Generator().manual_seed(0))
-    assert result is not None
+    result = adversarial_attention(model, batch, adversary_settings(candidates=2, steps=3), torch.Generator().manual_seed(0))
+    assert result.emax_attention.shape == batch.tokens.shape and torch.isfinite(result.emax_jsd).all()
+    assert torch.allclose(result.emax_attention.sum(-1), torch.ones(len(batch.lengths)), atol=1e-5)
 
 
 def test_dense_rank_quirk_agrees_without_ties_only():
@@ -324,12 +333,12 @@ def test_summary_nan_policy_and_cumulative_quirk():
     )
     table["is_nan"] = table["rho"].isna()
     options = {"nan_policy": "zero", "cumulative_layer_lists": False}
-    zero = summarise_correlations(table, options).set_index("layer")
+    zero = summarise_correlations(table, **options).set_index("layer")
     assert np.isclose(zero.loc[1, "mean"], 0.25) and zero.loc[1, "n_nan"] == 1 and zero.loc[1, "n"] == 2
     assert np.isclose(zero.loc[1, "std"], np.std([0.5, 0.0]))
-    omit = summarise_correlations(table, {**options, "nan_policy": "omit"}).set_index("layer")
+    omit = summarise_correlations(table, **{**options, "nan_policy": "omit"}).set_index("layer")
     assert np.isclose(omit.loc[1, "mean"], 0.5) and omit.loc[1, "n"] == 1
-    pooled = summarise_correlations(table, {**options, "cumulative_layer_lists": True}).set_index("layer")
+    pooled = summarise_correlations(table, **{**options, "cumulative_layer_lists": True}).set_index("layer")
     assert np.isclose(pooled.loc[2, "mean"], np.mean([0.5, 0.0, 1.0, -0.5]))
 
 

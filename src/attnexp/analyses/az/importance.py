@@ -11,11 +11,12 @@ import torch
 
 from attnexp.data.batching import Batch
 from attnexp.data.preprocess import UNK
+from attnexp.models.interface import AttentionModel
 
 SCORES = ("prob_gold", "logit_label")
 
 
-def gold_score(model, logits: torch.Tensor, labels: torch.Tensor, score: str = "prob_gold") -> torch.Tensor:
+def gold_score(model: AttentionModel, logits: torch.Tensor, labels: torch.Tensor, score: str = "prob_gold") -> torch.Tensor:
     """s(x) per example [B] from logits ([B] for BC, [B, C] otherwise)."""
     if score == "prob_gold":
         return model.distribution(logits).gather(-1, labels[:, None]).squeeze(-1)
@@ -25,7 +26,9 @@ def gold_score(model, logits: torch.Tensor, labels: torch.Tensor, score: str = "
 
 
 @torch.no_grad()
-def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK, memory_budget_mb: float = 256.0) -> torch.Tensor:
+def blank_out(
+    model: AttentionModel, batch: Batch, score: str = "prob_gold", blank: int = UNK, memory_budget_mb: float = 256.0
+) -> torch.Tensor:
     """b_j = |s(x) - s(x with token j replaced by `blank`)| for every position: [B, L], 0 on padding.
 
     The L variants of every example run batched, in chunks whose attention maps fit `memory_budget_mb`;
@@ -48,7 +51,7 @@ def blank_out(model, batch: Batch, score: str = "prob_gold", blank: int = UNK, m
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
 
 
-def input_gradients(model, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
+def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
     """(|sum_d ds/de_jd|, |sum_d e_jd ds/de_jd|) per position [B, L], e = token + position embedding."""
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
     encoded = model.encode(batch, embedded)

@@ -1,10 +1,14 @@
-"""The Abnar & Zuidema stage: train the Transformer, read raw / rollout / flow relevance at every layer,
+"""The Abnar & Zuidema analyses: read raw / rollout / flow relevance at every layer of a trained Transformer,
 compute blank-out and gradient importance, correlate them (Spearman per example, §5), score how well each
-method finds the subject on agreement data, and write the paper's tables and figures.
+method finds the subject on agreement data, and combine the per-seed summaries. Tables and figures are drawn
+in `attnexp.report.az`.
 """
 
 import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -12,13 +16,50 @@ import torch
 
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
-from attnexp.io import write_csv, write_parquet, write_text
+from attnexp.io import write_csv, write_parquet
+from attnexp.models.interface import AttentionModel
 
 METHODS = ("raw", "rollout", "flow")
 IMPORTANCES = ("blankout", "grad", "grad_x_input")
 
 
-def relevance_and_importance(model, rows: pd.DataFrame, options: dict, progress=print) -> pd.DataFrame:
+@dataclass(frozen=True)
+class AZSettings:
+    """The A&Z analysis options (config section `az`; defaults and allowed values in the schema)."""
+
+    CONFIG_KEY: ClassVar[str] = "az"
+
+    n_examples: int  # test examples sampled for the analysis; 0 or more than the test set: all
+    sample_seed: int
+    batch_size: int
+    relevance_row: str  # cls | max_over_rows
+    score: str  # prob_gold | logit_label
+    gradient: str  # grad | grad_x_input: the gradient importance shown in tables and figures
+    spearman: str  # scipy | dense_rank_formula
+    nan_policy: str  # zero | omit
+    exclude_special: bool
+    cumulative_layer_lists: bool
+    flow_solver: str  # scipy | networkx
+    rollout_residual: bool
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "AZSettings":
+        """From the validated config (the schema has filled every default)."""
+        section = config[cls.CONFIG_KEY]
+        return cls(**{field.name: section[field.name] for field in fields(cls)})
+
+
+def relevance_and_importance(
+    model: AttentionModel,
+    rows: pd.DataFrame,
+    *,
+    batch_size: int,
+    relevance_row: str,
+    rollout_residual: bool,
+    flow_solver: str,
+    score: str,
+    progress: Callable[[str], None] = print,
+) -> pd.DataFrame:
     """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
@@ -26,24 +67,24 @@ def relevance_and_importance(model, rows: pd.DataFrame, options: dict, progress=
 
     model.eval()
     records = []
-    for number, batch in enumerate(sequential_batches(rows, options["batch_size"])):
+    for number, batch in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
         lengths = batch.lengths
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
-            augmented = residual_augment(head_average(maps), options["rollout_residual"])
-            raw = raw_relevance(maps, lengths, options["relevance_row"])
-            roll = relevance_rows(rollout(augmented), lengths, options["relevance_row"])
+            augmented = residual_augment(head_average(maps), rollout_residual)
+            raw = raw_relevance(maps, lengths, relevance_row)
+            roll = relevance_rows(rollout(augmented), lengths, relevance_row)
         flow, seconds = batch_flow(
             augmented.double().numpy(),
             lengths.numpy(),
-            row=options["relevance_row"],
-            solver=options["flow_solver"],
+            row=relevance_row,
+            solver=flow_solver,
             progress=False,
         )
-        blank = blank_out(model, batch, options["score"])
-        grad, grad_x_input = input_gradients(model, batch, options["score"])
+        blank = blank_out(model, batch, score)
+        grad, grad_x_input = input_gradients(model, batch, score)
         predicted = model.predict(output.logits)
         for i, instance_id in enumerate(batch.instance_ids):
             n = int(lengths[i])
@@ -77,11 +118,11 @@ def _padded(column: pd.Series, width: int) -> np.ndarray:
     return out
 
 
-def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.DataFrame:
+def correlations(relevance: pd.DataFrame, dataset: str, *, exclude_special: bool, spearman: str) -> pd.DataFrame:
     """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5)."""
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
-    special = int(options["exclude_special"])
+    special = int(exclude_special)
     starts, stops = np.full(len(lengths), special), lengths - special
     n_layers = len(relevance["raw"].iloc[0])
     parts = []
@@ -90,7 +131,7 @@ def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.Dat
         for method in METHODS:
             for layer in range(n_layers):
                 values = _padded(relevance[method].map(lambda r, k=layer: r[k]), width)
-                rho = spearman_ragged(values, scores, starts, stops, options["spearman"])
+                rho = spearman_ragged(values, scores, starts, stops, spearman)
                 parts.append(
                     pd.DataFrame(
                         {
@@ -108,17 +149,17 @@ def correlations(relevance: pd.DataFrame, dataset: str, options: dict) -> pd.Dat
     return pd.concat(parts, ignore_index=True)
 
 
-def summarise_correlations(table: pd.DataFrame, options: dict) -> pd.DataFrame:
+def summarise_correlations(table: pd.DataFrame, *, nan_policy: str, cumulative_layer_lists: bool) -> pd.DataFrame:
     """mean and population std of rho per task, method, importance and layer, with n and n_nan.
 
     NaN rho (a constant vector) counts as 0 (`nan_policy: zero`, the authors) or is dropped (`omit`);
     the quirk `cumulative_layer_lists` pools each layer with all layers below it, as the authors' logs do.
     """
-    table = table.assign(value=table["rho"].fillna(0.0) if options["nan_policy"] == "zero" else table["rho"])
+    table = table.assign(value=table["rho"].fillna(0.0) if nan_policy == "zero" else table["rho"])
     rows = []
     for (task, method, importance), group in table.groupby(["task", "method", "importance"], sort=False):
         for layer in sorted(group["layer"].unique()):
-            part = group[group["layer"] <= layer] if options["cumulative_layer_lists"] else group[group["layer"] == layer]
+            part = group[group["layer"] <= layer] if cumulative_layer_lists else group[group["layer"] == layer]
             values = part["value"].dropna().to_numpy()
             rows.append(
                 {
@@ -183,23 +224,43 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
     return pd.DataFrame(rows)
 
 
-def run_az_analysis(model_path, instances_dir, dataset: str, options: dict, outputs: dict, threads: int = 1) -> None:
-    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split)."""
-    from attnexp.data.preprocess import load_preprocessed, split_frame
+def run_az_analysis(
+    *,
+    model: str | Path,
+    instances: str | Path,
+    dataset: str,
+    settings: AZSettings,
+    outputs: Mapping[str, str | Path],
+    threads: int = 1,
+) -> None:
+    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split).
+
+    `outputs`: relevance, correlations (parquet), summary, recovery (CSV), as `attnexp.paths.az_files()` names them.
+    """
+    from attnexp.data.preprocess import split_frame
     from attnexp.models.checkpoint import load_model
 
     torch.set_num_threads(threads)
-    instances, meta = load_preprocessed(instances_dir)
-    model = load_model(model_path)
-    test = split_frame(instances, "test")
-    if options["n_examples"] and len(test) > options["n_examples"]:
-        keep = np.sort(np.random.default_rng(options["sample_seed"]).choice(len(test), options["n_examples"], replace=False))
+    loaded = load_model(model)
+    test = split_frame(pd.read_parquet(instances), "test")
+    if settings.n_examples and len(test) > settings.n_examples:
+        keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))
         test = test.iloc[keep].reset_index(drop=True)
-    print(f"{dataset}: {len(test)} test examples, {model.config.n_layers} layers, options {options}")
-    relevance = relevance_and_importance(model, test, options)
+    print(f"{dataset}: {len(test)} test examples, {loaded.config.n_layers} layers, {settings}")
+    relevance = relevance_and_importance(
+        loaded,
+        test,
+        batch_size=settings.batch_size,
+        relevance_row=settings.relevance_row,
+        rollout_residual=settings.rollout_residual,
+        flow_solver=settings.flow_solver,
+        score=settings.score,
+    )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
-    table = correlations(relevance, dataset, options)
-    summary = summarise_correlations(table, options)
+    table = correlations(relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman)
+    summary = summarise_correlations(
+        table, nan_policy=settings.nan_policy, cumulative_layer_lists=settings.cumulative_layer_lists
+    )
     recovery = subject_recovery(relevance, test["rationale"].map(list), dataset)
     write_parquet(outputs["relevance"], relevance)
     write_parquet(outputs["correlations"], table)
@@ -209,114 +270,39 @@ def run_az_analysis(model_path, instances_dir, dataset: str, options: dict, outp
     print(summary.to_string())
 
 
-def paper_tables(summaries: list, recoveries: list, gradient: str, outputs: dict) -> None:
-    """Combine per-dataset results; write the paper-layout tables (rows Raw/Rollout/Flow, columns L1..L6)."""
-    summary = pd.concat([pd.read_csv(p) for p in summaries], ignore_index=True)
-    recovery = pd.concat([pd.read_csv(p) for p in recoveries], ignore_index=True)
+# --- across seeds ---
+
+SUMMARY_KEYS = ("task", "method", "importance", "layer")
+RECOVERY_KEYS = ("task", "method", "layer")
+
+
+def across_seeds(
+    per_seed: pd.DataFrame, keys: Sequence[str], means: Sequence[str], sums: Sequence[str], spread_of: str
+) -> pd.DataFrame:
+    """Collapse the `seed` column: n_seeds, the mean over seeds of `means`, the population std over seeds of
+    `spread_of` (`{spread_of}_seed_std`, 0 with one seed) and the sum of `sums` (counts over all seeds)."""
+    grouped = per_seed.groupby(list(keys), sort=False)
+    table = grouped[list(means)].mean()
+    table.insert(0, "n_seeds", grouped["seed"].nunique())
+    table[f"{spread_of}_seed_std"] = grouped[spread_of].std(ddof=0)
+    for column in sums:
+        table[column] = grouped[column].sum()
+    return table.reset_index()
+
+
+def combine_runs(runs: Sequence[Mapping], outputs: Mapping[str, str | Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every dataset's correlation summary and subject recovery across its seeds.
+
+    `runs`: one mapping per (dataset, seed) with `seed`, `summary` and `recovery` (the per-run CSVs of
+    `run_az_analysis`); `outputs`: summary, recovery (CSV). With one seed, mean/std/n/n_nan (top1/mrr/share/n)
+    are that run's values.
+    """
+    summaries = [pd.read_csv(run["summary"]).assign(seed=int(run["seed"])) for run in runs]
+    recoveries = [pd.read_csv(run["recovery"]).assign(seed=int(run["seed"])) for run in runs]
+    summary = across_seeds(pd.concat(summaries, ignore_index=True), SUMMARY_KEYS, ["mean", "std"], ["n", "n_nan"], "mean")
+    recovery = pd.concat([f for f in recoveries if len(f)] or recoveries[:1], ignore_index=True)
+    recovery = across_seeds(recovery, RECOVERY_KEYS, ["top1", "mrr", "share"], ["n"], "top1")
     write_csv(outputs["summary"], summary)
     write_csv(outputs["recovery"], recovery)
-    lines = ["# Abnar & Zuidema: Spearman's rho between attention and importance (mean ± std over examples)", ""]
-    for task, group in summary.groupby("task", sort=False):
-        for importance, title in (("blankout", "blank-out"), (gradient, f"input gradients ({gradient})")):
-            part = group[group["importance"] == importance]
-            cell = part.assign(cell=[f"{m:.2f} ± {s:.2f}" for m, s in zip(part["mean"], part["std"], strict=True)])
-            grid = cell.pivot(index="method", columns="layer", values="cell").reindex(list(METHODS))
-            grid.columns = [f"L{c}" for c in grid.columns]
-            lines += [
-                f"## {task}: {title} (n = {int(part['n'].max())}, n_nan = {int(part['n_nan'].max())})",
-                "",
-                grid.to_markdown(),
-                "",
-            ]
-        found = recovery[recovery["task"] == task]
-        if len(found):
-            layered = found[found["layer"] > 0].pivot(index="method", columns="layer", values="top1").reindex(list(METHODS))
-            layered.columns = [f"L{c}" for c in layered.columns]
-            lines += [
-                f"## {task}: ground truth found (subject or planted cues; top-1 accuracy among words)",
-                "",
-                layered.round(3).to_markdown(),
-                "",
-                found[found["layer"] == 0][["method", "top1", "mrr", "share"]].round(3).to_markdown(index=False),
-                "",
-            ]
-    write_text(outputs["tables"], "\n".join(lines))
-
-
-def plot_correlation_curves(summary_path, gradient: str, path) -> None:
-    """Mean rho per layer with ±std bands, one line per method; one panel per importance, one row per task."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from attnexp.io import atomic_path
-
-    summary = pd.read_csv(summary_path)
-    tasks = list(dict.fromkeys(summary["task"]))
-    fig, axes = plt.subplots(len(tasks), 2, figsize=(9, 3 * len(tasks)), squeeze=False, sharey=True)
-    for row, task in enumerate(tasks):
-        for col, importance in enumerate(("blankout", gradient)):
-            ax = axes[row, col]
-            for method in METHODS:
-                part = summary[(summary["task"] == task) & (summary["importance"] == importance) & (summary["method"] == method)]
-                ax.plot(part["layer"], part["mean"], marker="o", label=method)
-                ax.fill_between(part["layer"], part["mean"] - part["std"], part["mean"] + part["std"], alpha=0.15)
-            ax.axhline(0, color="grey", lw=0.5)
-            ax.set_title(f"{task}: {importance}")
-            ax.set_xlabel("layer")
-            ax.set_ylabel("Spearman's rho")
-    axes[0, 0].legend()
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=120)
-    plt.close(fig)
-
-
-def plot_cls_maps(relevance_path, instances_dir, path) -> None:
-    """CLS relevance maps across layers (A&Z Figs. 2-3) for two examples picked by id: the first correctly
-    classified and the first misclassified test example (in id order, among the longer half), one heatmap per method."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from attnexp.data.preprocess import load_preprocessed
-    from attnexp.io import atomic_path
-
-    relevance = pd.read_parquet(relevance_path).sort_values("instance_id", kind="stable")
-    relevance = relevance[relevance["length"] >= relevance["length"].median()]
-    vocab = load_preprocessed(instances_dir)[1]["vocab"]
-    correct = relevance[relevance["label"] == relevance["predicted"]].head(1)
-    wrong = relevance[relevance["label"] != relevance["predicted"]].head(1)
-    picked = pd.concat([correct, wrong])
-    fig, axes = plt.subplots(len(picked), 3, figsize=(15, 2.8 * len(picked)), squeeze=False)
-    for row, example in enumerate(picked.itertuples()):
-        words = [vocab[t] for t in example.tokens]
-        words[0] = "[CLS]"
-        subject = set(example.subject)
-        status = "correct" if example.label == example.predicted else "misclassified"
-        for col, method in enumerate(METHODS):
-            values = np.array([list(v) for v in getattr(example, method)])
-            ax = axes[row, col]
-            ax.imshow(values, aspect="auto", cmap="Blues", vmin=0, vmax=values.max(), origin="lower")
-            labels = [f"*{w}*" if i in subject else w for i, w in enumerate(words)]
-            ax.set_xticks(range(len(words)), labels, rotation=90, fontsize=7)
-            ax.set_yticks(range(len(values)), [f"L{k + 1}" for k in range(len(values))])
-            ax.set_title(f"{method} ({example.instance_id}, {status})", fontsize=9)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=120)
-    plt.close(fig)
-
-
-def write_report(inputs: dict, outputs: dict, gradient: str) -> None:
-    """All A&Z tables and figures in one job: combined tables, the correlation curves and one [CLS] map per
-    (dataset, seed); `inputs` lists summaries, recoveries and relevance files in the same order as the maps."""
-    paper_tables(list(inputs["summaries"]), list(inputs["recoveries"]), gradient, outputs)
-    plot_correlation_curves(outputs["summary"], gradient, outputs["curves"])
-    instances = list(inputs["instances"])
-    relevance = list(inputs["relevance"])
-    maps = [outputs["maps"]] if isinstance(outputs["maps"], str) else list(outputs["maps"])
-    for index, (relevance_path, map_path) in enumerate(zip(relevance, maps, strict=True)):
-        plot_cls_maps(relevance_path, Path(instances[index]).parent, map_path)
+    print(f"{len(runs)} runs: {summary['task'].nunique()} datasets, seeds {sorted({int(r['seed']) for r in runs})}")
+    return summary, recovery

@@ -13,26 +13,12 @@ import numpy as np
 import pandas as pd
 
 from attnexp.io import read_json
-from attnexp.report.tables import across_seeds, write_table
+from attnexp.report.tables import across_seeds, dataset_order, write_table
 
-PAPER_ORDER = ("sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "babi3", "snli")
-ALIASES = {"sentiment": "sst", "nli": "snli"}  # the generated offline stand-ins
 MODEL_KEYS = ["dataset", "encoder", "attention"]
 SIGNIFICANCE = 0.05
 LEGACY_LABELS = {"attn_loo": "ag", "attn_grad": "al", "grad_loo": "gl"}  # quirk corrstats.legacy_labels
 DIFFERENCES = {"gradloo_minus_attnloo": ("grad_loo", "attn_loo"), "gradloo_minus_attngrad": ("grad_loo", "attn_grad")}
-
-
-def dataset_order(names: Sequence[str]) -> list[str]:
-    """The paper's dataset order (SST, IMDB, …, SNLI); names it does not know keep their given order, last."""
-
-    def rank(name: str) -> int:
-        stem = name.removeprefix("syn_")
-        stem = ALIASES.get(stem, stem)
-        matches = [i for i, key in enumerate(PAPER_ORDER) if stem == key or stem.startswith(f"{key}_")]
-        return matches[0] if matches else len(PAPER_ORDER)
-
-    return sorted(dict.fromkeys(names), key=rank)
 
 
 # --- Table 1 ---

@@ -1,0 +1,111 @@
+"""The A&Z driver: typed settings from the schema, one run's files, the combination across seeds."""
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from attnexp.analyses.az.run import AZSettings, combine_runs, run_az_analysis
+from attnexp.config import validate_config
+from attnexp.models.checkpoint import save_model
+from tests.analyses.az.test_az import tiny_model, tiny_rows
+
+REPO = Path(__file__).resolve().parents[3]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+def default_config() -> dict:
+    return validate_config(yaml.safe_load((REPO / "config/config.yaml").read_text()), SCHEMA)
+
+
+def test_settings_mirror_the_schema_without_defaults():
+    section = yaml.safe_load(SCHEMA.read_text())["properties"][AZSettings.CONFIG_KEY]["properties"]
+    for field in dataclasses.fields(AZSettings):
+        assert field.name in section, f"{field.name} is not a config key of az"
+        assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+    settings = AZSettings.from_config(default_config())
+    assert settings.relevance_row == "cls" and settings.gradient == "grad" and settings.rollout_residual is True
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.batch_size = 1
+
+
+def test_run_writes_every_file_of_one_run(tmp_path):
+    from attnexp import paths
+
+    rows = pd.concat(
+        [tiny_rows("bc", 12, seed=s).assign(split=split) for s, split in ((0, "train"), (1, "dev"), (2, "test"))],
+        ignore_index=True,
+    )
+    rows["instance_id"] = [f"x{i}" for i in range(len(rows))]
+    rows["rationale"] = [[1] for _ in range(len(rows))]
+    rows.to_parquet(tmp_path / "instances.parquet")
+    save_model(tiny_model(), tmp_path / "model.pt")
+    settings = dataclasses.replace(AZSettings.from_config(default_config()), n_examples=5, batch_size=2)
+    outputs = {key: tmp_path / Path(path).name for key, path in paths.az_files("tiny", 0).items()}
+    run_az_analysis(
+        model=tmp_path / "model.pt", instances=tmp_path / "instances.parquet", dataset="tiny", settings=settings, outputs=outputs
+    )
+    relevance = pd.read_parquet(outputs["relevance"])
+    assert len(relevance) == 5 and relevance["instance_id"].is_monotonic_increasing
+    assert len(relevance["raw"].iloc[0]) == 2 and list(relevance["subject"].iloc[0]) == [1]
+    summary = pd.read_csv(outputs["summary"])
+    assert len(summary) == 3 * 3 * 2 and summary["n"].eq(5).all()
+    recovery = pd.read_csv(outputs["recovery"])
+    assert set(recovery["method"]) == {"raw", "rollout", "flow", "blankout", "grad", "grad_x_input"}
+    assert len(pd.read_parquet(outputs["correlations"])) == 5 * 3 * 3 * 2
+
+
+def summary_frame(task: str, mean: float, n_nan: int = 0) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "task": task,
+            "method": ["raw", "raw"],
+            "importance": "grad",
+            "layer": [1, 2],
+            "mean": [mean, mean / 2],
+            "std": [0.1, 0.2],
+            "n": 10,
+            "n_nan": n_nan,
+        }
+    )
+
+
+def recovery_frame(task: str, top1: float) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"task": task, "method": ["raw", "grad"], "layer": [1, 0], "top1": top1, "mrr": 1.0, "share": 0.5, "n": 10}
+    )
+
+
+def test_combine_runs_keeps_one_seed_and_averages_several(tmp_path):
+    runs = []
+    for task, seed, mean in (("a", 0, 0.2), ("a", 1, 0.6), ("b", 0, -0.4)):
+        run = {
+            "dataset": task,
+            "seed": seed,
+            "summary": tmp_path / f"{task}{seed}_s.csv",
+            "recovery": tmp_path / f"{task}{seed}_r.csv",
+        }
+        summary_frame(task, mean, n_nan=seed).to_csv(run["summary"], index=False)
+        recovery_frame(task, top1=mean).to_csv(run["recovery"], index=False)
+        runs.append(run)
+    outputs = {"summary": tmp_path / "summary.csv", "recovery": tmp_path / "recovery.csv"}
+    summary, recovery = combine_runs(runs=runs, outputs=outputs)
+    assert pd.read_csv(outputs["summary"]).shape == summary.shape
+    a = summary[summary["task"] == "a"].set_index("layer")
+    assert a["n_seeds"].eq(2).all() and np.isclose(a.loc[1, "mean"], 0.4) and np.isclose(a.loc[1, "mean_seed_std"], 0.2)
+    assert a.loc[1, "n"] == 20 and a.loc[1, "n_nan"] == 1 and np.isclose(a.loc[2, "std"], 0.2)
+    b = summary[summary["task"] == "b"].set_index("layer")
+    assert b["n_seeds"].eq(1).all() and b.loc[1, "mean"] == -0.4 and b.loc[1, "mean_seed_std"] == 0 and b.loc[1, "n"] == 10
+    found = recovery.set_index(["task", "method"])
+    assert np.isclose(found.loc[("a", "raw"), "top1"], 0.4) and found.loc[("b", "grad"), "top1"] == -0.4
+
+
+def test_combine_runs_without_ground_truth(tmp_path):
+    run = {"dataset": "a", "seed": 0, "summary": tmp_path / "s.csv", "recovery": tmp_path / "r.csv"}
+    summary_frame("a", 0.5).to_csv(run["summary"], index=False)
+    recovery_frame("a", 0.5).iloc[:0].to_csv(run["recovery"], index=False)
+    _, recovery = combine_runs(runs=[run], outputs={"summary": tmp_path / "out_s.csv", "recovery": tmp_path / "out_r.csv"})
+    assert recovery.empty and "top1" in pd.read_csv(tmp_path / "out_r.csv").columns

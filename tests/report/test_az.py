@@ -1,0 +1,90 @@
+"""A&Z tables and figures: the paper layout of the combined summaries, every format written."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnexp.analyses.az.run import IMPORTANCES, METHODS
+from attnexp.report import az
+
+
+@pytest.fixture
+def combined(tmp_path):
+    rng = np.random.default_rng(0)
+    summary = pd.DataFrame(
+        [
+            {"task": task, "method": m, "importance": i, "layer": layer, "n_seeds": seeds}
+            for task, seeds in (("syn_sentiment", 2), ("syn_agreement", 1))
+            for m in METHODS
+            for i in IMPORTANCES
+            for layer in (1, 2)
+        ]
+    )
+    summary["mean"] = rng.uniform(-1, 1, len(summary))
+    summary["std"] = rng.uniform(0, 0.5, len(summary))
+    summary["mean_seed_std"] = np.where(summary["n_seeds"] > 1, 0.05, 0.0)
+    summary["n"], summary["n_nan"] = 40, 1
+    recovery = pd.DataFrame(
+        [{"task": "syn_agreement", "method": m, "layer": layer} for m in METHODS for layer in (1, 2)]
+        + [{"task": "syn_agreement", "method": i, "layer": 0} for i in IMPORTANCES]
+    )
+    recovery = recovery.assign(n_seeds=1, top1=0.5, mrr=0.75, share=0.25, top1_seed_std=0.0, n=20)
+    summary.to_csv(tmp_path / "summary.csv", index=False)
+    recovery.to_csv(tmp_path / "recovery.csv", index=False)
+    return summary, recovery
+
+
+def test_correlation_table_has_the_paper_layout(combined):
+    summary, _ = combined
+    display = az.correlation_display(summary, "grad")
+    assert list(display.columns) == ["Dataset", "Importance", "Method", "L1", "L2", "n", "NaN rho"]
+    assert len(display) == 2 * 2 * 3 and list(display["Method"][:3]) == ["Raw", "Rollout", "Flow"]
+    assert list(dict.fromkeys(display["Dataset"])) == ["syn_sentiment", "syn_agreement"]  # the paper's order
+    row = summary[(summary["task"] == "syn_agreement") & (summary["method"] == "flow") & (summary["importance"] == "blankout")]
+    cell = display[(display["Dataset"] == "syn_agreement") & (display["Method"] == "Flow")].iloc[0]["L2"]
+    assert cell == f"{row['mean'].iloc[1]:.2f} ± {row['std'].iloc[1]:.2f}"
+    assert display["L1"].iloc[0].endswith("(seeds ± 0.05)")
+
+
+def test_every_table_and_figure_is_written(combined, tmp_path):
+    outputs = {f"{stem}_{fmt}": tmp_path / f"{stem}.{fmt}" for stem in az.TABLES for fmt in ("csv", "md", "tex")}
+    az.write_az_tables(summary=tmp_path / "summary.csv", recovery=tmp_path / "recovery.csv", gradient="grad", outputs=outputs)
+    assert all(path.stat().st_size > 0 for path in outputs.values())
+    assert re.search(r"\| syn_agreement \| Raw\s+\|\s+0.500\s+\|\s+0.500\s+\|", (tmp_path / "subject_recovery.md").read_text())
+    assert len(pd.read_csv(outputs["importance_recovery_csv"])) == 3
+    assert "&" not in (tmp_path / "correlations.tex").read_text().split("\\caption{")[1].split("}")[0]
+    figure = {"png": tmp_path / "curves.png", "pdf": tmp_path / "curves.pdf"}
+    az.write_correlation_figure(
+        summary=tmp_path / "summary.csv",
+        dataset="syn_agreement",
+        gradient="grad",
+        palette="spec",
+        width=3.3,
+        dpi=60,
+        outputs=figure,
+    )
+    assert all(path.stat().st_size > 0 for path in figure.values())
+
+
+def test_cls_maps_pick_a_correct_and_a_wrong_example(tmp_path):
+    rng = np.random.default_rng(1)
+    lengths = [4, 6, 6, 7]
+    relevance = pd.DataFrame(
+        {
+            "instance_id": ["d", "c", "b", "a"],
+            "length": lengths,
+            "label": [0, 1, 1, 0],
+            "predicted": [0, 1, 0, 0],
+            "tokens": [list(range(2, 2 + n)) for n in lengths],
+            "subject": [[1]] * 4,
+            **{m: [rng.random((2, n)).tolist() for n in lengths] for m in METHODS},
+        }
+    )
+    assert list(az.picked_examples(relevance)["instance_id"]) == ["a", "b"]
+    relevance.to_parquet(tmp_path / "relevance.parquet")
+    (tmp_path / "meta.json").write_text('{"vocab": ["<pad>", "<unk>", "<s>", "x", "y", "z", "w", "v", "u"]}')
+    outputs = {"png": tmp_path / "maps.png", "pdf": tmp_path / "maps.pdf"}
+    az.write_cls_maps(relevance=tmp_path / "relevance.parquet", meta=tmp_path / "meta.json", width=3.3, dpi=60, outputs=outputs)
+    assert all(path.stat().st_size > 0 for path in outputs.values())
