@@ -36,7 +36,7 @@ def planted_sentiment(tmp_path_factory):
     """A small planted-rationale classification set, preprocessed."""
     from attnexp.data.preprocess import preprocess
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.generated.synthetic import write_planted_sentiment
+    from attnexp.datasets.generated.planted import write_planted_sentiment
 
     raw = tmp_path_factory.mktemp("sentiment")
     write_planted_sentiment(
@@ -57,7 +57,7 @@ def planted_sentiment(tmp_path_factory):
 def planted_nli(tmp_path_factory):
     from attnexp.data.preprocess import preprocess
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.generated.synthetic import write_planted_nli
+    from attnexp.datasets.generated.planted import write_planted_nli
 
     raw = tmp_path_factory.mktemp("nli")
     write_planted_nli(

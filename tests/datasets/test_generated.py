@@ -5,16 +5,9 @@ import re
 import pandas as pd
 import pytest
 
-from attnexp.datasets.babi_format import parse_babi
-from attnexp.datasets.generated.synthetic import (
-    BABI_TASK_FILES,
-    NEGATIVE_CUES,
-    OPPOSITE,
-    POSITIVE_CUES,
-    write_babi,
-    write_planted_nli,
-    write_planted_sentiment,
-)
+from attnexp.datasets.babi_format import BABI_TASK_FILES, parse_babi
+from attnexp.datasets.generated.babi import write_babi
+from attnexp.datasets.generated.planted import NEGATIVE_CUES, OPPOSITE, POSITIVE_CUES, write_planted_nli, write_planted_sentiment
 
 STATEMENTS = {1: 6, 2: 8, 3: 10}
 MOVE = re.compile(r"^(\w+) (?:moved|went|journeyed|travelled|went back) to the (\w+)$")

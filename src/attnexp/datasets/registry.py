@@ -15,8 +15,8 @@ import pandas as pd
 from attnexp.datasets.adr import read_adr
 from attnexp.datasets.agnews import read_agnews, read_agnews_testonly
 from attnexp.datasets.babi import babi_entities, read_babi
+from attnexp.datasets.babi_format import BABI_TASK_FILES
 from attnexp.datasets.cnn import entity_classes, read_cnn
-from attnexp.datasets.generated.synthetic import BABI_TASK_FILES
 from attnexp.datasets.imdb import read_imdb
 from attnexp.datasets.mimic import read_anemia, read_diabetes
 from attnexp.datasets.newsgroups import read_newsgroups
