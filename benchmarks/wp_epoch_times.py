@@ -15,10 +15,9 @@ import torch
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
-from attnexp.analyses.wp.runs import _model
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.train import TrainSettings, train
+from attnexp.models.train import TrainSettings, model_from_options, train
 
 
 def timed(function) -> float:
@@ -41,20 +40,23 @@ def main() -> None:
     settings = TrainSettings(epochs=1, batch_size=spec.batch_size, seed=10, first_epoch_eligible=True)
     quiet = lambda _: None  # noqa: E731
 
-    base = _model(meta, "lstm", "tanh", hp, {})
+    def fresh(encoder: str, attention: str):
+        return model_from_options(meta, encoder, attention, hp, {}, seed=0)
+
+    base = fresh("lstm", "tanh")
     seconds = {"base": timed(lambda: train(base, instances, settings, quiet))}
     outputs = {}
     seconds["donor_outputs"] = timed(
         lambda: outputs.update({s: donor_outputs(base, split_frame(instances, s)) for s in ("train", "dev", "test")})
     )
     donor = DonorTable.from_frames(pd.concat(a for _, a in outputs.values()), pd.concat(p for p, _ in outputs.values()))
-    seconds["uniform"] = timed(lambda: train(_model(meta, "lstm", "uniform", hp, {}), instances, settings, quiet))
-    seconds["mlp_trained"] = timed(lambda: train(_model(meta, "average", "tanh", hp, {}), instances, settings, quiet))
-    guided = GuidedClassifier(_model(meta, "average", "uniform", hp, {}).config, donor)
+    seconds["uniform"] = timed(lambda: train(fresh("lstm", "uniform"), instances, settings, quiet))
+    seconds["mlp_trained"] = timed(lambda: train(fresh("average", "tanh"), instances, settings, quiet))
+    guided = GuidedClassifier(fresh("average", "uniform").config, donor)
     seconds["mlp_guided"] = timed(lambda: train(guided, instances, settings, quiet))
     objective = AdversaryObjective(lam=1.0, max_epochs=1, patience=1)
     seconds["adversary"] = timed(
-        lambda: train_consistent_adversary(_model(meta, "lstm", "tanh", hp, {}), instances, donor, settings, objective, quiet)
+        lambda: train_consistent_adversary(fresh("lstm", "tanh"), instances, donor, settings, objective, quiet)
     )
     test = split_frame(instances, "test")
     sample = test.iloc[:200]

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def shared_data_dir() -> Path | None:
     """../shared/data beside the checkout (CI), or $ATTNEXP_SHARED_DATA."""
-    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data", Path("/work/shared/data")]
+    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data"]
     for candidate in candidates:
         if candidate and Path(candidate).is_dir():
             return Path(candidate)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.fakes import write_fake_dataset, write_fake_model
-from tests.workflow.test_workflow import snakemake, tiny_config
+from tests.workflow.helpers import snakemake, tiny_config
 
 FIGURE_RULES = [
     "table1",

@@ -43,7 +43,7 @@ ruleorder: summary_figure > summary_figures
 rule table1:
     input:
         meta=expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES),
-        metrics=[f"{model_dir(**m)}/metrics.json" for m in grid_models()],
+        metrics=[paths.model_files(**m)["metrics"] for m in grid_models()],
     output:
         **table_outputs("table1_datasets", "../report/table1_datasets.rst"),
     log:

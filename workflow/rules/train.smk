@@ -16,8 +16,7 @@ rule train:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=get_train_mem_mb,
-        runtime=get_train_runtime,
+        **RESOURCES["train"],
         gpu=0,  # attnexp.models.train runs on CPU; profiles/slurm shows how to request a GPU
     params:
         hyperparameters=get_hyperparameters,

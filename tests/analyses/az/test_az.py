@@ -236,7 +236,7 @@ def test_config_az_defaults_and_errors():
 
 @pytest.mark.slow
 def test_transformer_stage_end_to_end(tmp_path):
-    from tests.workflow.test_workflow import snakemake, tiny_config
+    from tests.workflow.helpers import snakemake, tiny_config
 
     config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
     result = snakemake(tmp_path, "transformer", config=config)
