@@ -1,10 +1,13 @@
-# Two commands do all the set-up: `make run` (the main job) and `make test` (the test suite).
+# Two commands do all the set-up: `make run` (the main job) and `make test` (the test suite); `make lint` checks style.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: run test venv lint format benchmark report clean
+.PHONY: run test venv lint format report clean
+
+LINTED := src tests benchmarks workflow/scripts
+SNAKEFILES := Snakefile workflow/rules
 
 $(BIN)/snakemake: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,13 +27,17 @@ report: venv
 test: venv
 	$(BIN)/python -m pytest
 
+# Fails on any finding: ruff's lint rules and formatting, snakefmt, and Snakemake's own linter (default config).
 lint: venv
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/snakefmt --check $(SNAKEFILES)
+	$(BIN)/snakemake --lint
 
 format: venv
-	$(BIN)/ruff format src tests benchmarks
-	$(BIN)/snakefmt Snakefile workflow/rules
+	$(BIN)/ruff check --fix $(LINTED)
+	$(BIN)/ruff format $(LINTED)
+	$(BIN)/snakefmt $(SNAKEFILES)
 
 clean:
 	rm -rf results logs .snakemake

@@ -1,7 +1,6 @@
 # Can attention weights explain a neural model's predictions?
 # Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020) as one DAG.
-import sys
-
+# common.smk validates the config (before any job) and holds the grid; each stage has its rule file.
 from snakemake.utils import min_version
 
 min_version("9.0")

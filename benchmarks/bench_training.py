@@ -19,7 +19,6 @@ from attnexp.datasets.generated.synthetic import generate
 from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, TrainSettings, build_model, fit
 
 REPO = Path(__file__).resolve().parents[1]
-RAW_FILES = {"sentiment": ["data.csv"], "nli": [f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")]}
 
 
 def main() -> None:
@@ -38,9 +37,8 @@ def main() -> None:
         for name in args.datasets:
             spec = get_dataset(name)
             raw = Path(tmp) / spec.synthetic
-            outputs = [raw / f for f in RAW_FILES.get(spec.synthetic, [spec.raw_files[0]])]
-            if not outputs[0].exists():
-                generate(spec.synthetic, [str(p) for p in outputs], config["seed"], dict(config[spec.synthetic]))
+            if not raw.exists():
+                generate(spec.synthetic, raw, config["seed"], dict(config[spec.synthetic]))
             instances, meta = preprocess(spec, raw)
             n_train = meta["sizes"]["train"]
             for encoder in args.encoders:

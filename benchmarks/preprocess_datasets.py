@@ -1,10 +1,11 @@
 """Preprocess every dataset available in a raw-data directory; print sizes, class counts, |V| and seconds.
 
-PYTHONPATH=src python benchmarks/preprocess_datasets.py [/work/shared/data] [dataset ...]
+PYTHONPATH=src python benchmarks/preprocess_datasets.py [RAW_DIR (default: ../shared/data beside the checkout)] [dataset ...]
 """
 
 import sys
 import time
+from pathlib import Path
 
 from attnexp.data.preprocess import preprocess
 from attnexp.datasets import DATASETS
@@ -30,4 +31,4 @@ def main(raw_dir: str, names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data", sys.argv[2:])
+    main(sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parents[2] / "shared" / "data"), sys.argv[2:])

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def shared_data_dir() -> Path | None:
     """../shared/data beside the checkout (CI), or $ATTNEXP_SHARED_DATA."""
-    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data", Path("/work/shared/data")]
+    candidates = [os.environ.get("ATTNEXP_SHARED_DATA"), REPO.parent / "shared" / "data"]
     for candidate in candidates:
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
@@ -36,7 +36,7 @@ def planted_sentiment(tmp_path_factory):
     """A small planted-rationale classification set, preprocessed."""
     from attnexp.data.preprocess import preprocess
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.generated.synthetic import write_planted_sentiment
+    from attnexp.datasets.generated.planted import write_planted_sentiment
 
     raw = tmp_path_factory.mktemp("sentiment")
     write_planted_sentiment(
@@ -57,7 +57,7 @@ def planted_sentiment(tmp_path_factory):
 def planted_nli(tmp_path_factory):
     from attnexp.data.preprocess import preprocess
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.generated.synthetic import write_planted_nli
+    from attnexp.datasets.generated.planted import write_planted_nli
 
     raw = tmp_path_factory.mktemp("nli")
     write_planted_nli(

@@ -10,10 +10,9 @@ import jsonschema
 import yaml
 
 from attnexp.datasets import DATASETS
+from attnexp.errors import ConfigError
 
-
-class ConfigError(ValueError):
-    """The configuration is invalid; the message lists every problem and how to fix it."""
+__all__ = ["ConfigError", "load_schema", "validate_config"]
 
 
 def _with_defaults(validator_class):

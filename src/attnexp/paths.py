@@ -19,7 +19,11 @@ RESOURCES = "resources"  # downloads (raw archives, word vectors)
 REPORT = f"{RESULTS}/report.html"
 
 # --- folders (patterns) ---
-SYNTHETIC = f"{RESULTS}/raw/synthetic/{{family}}"
+ARCHIVES = f"{RESOURCES}/archives"  # official archives as downloaded
+DOWNLOADED = f"{RESOURCES}/raw"  # the archives extracted: the raw-data directory when data.raw_data_dir is null
+RAW = f"{RESULTS}/raw"
+SYNTHETIC = f"{RAW}/synthetic/{{family}}"
+LINZEN = f"{RAW}/linzen"  # the Linzen et al. corpus converted from az.linzen_path
 PREPROCESSED = f"{RESULTS}/preprocessed/{{dataset}}"
 MODEL = f"{RESULTS}/models/{{dataset}}/{{encoder}}-{{attention}}/seed{{seed}}"
 ANALYSIS = f"{RESULTS}/analyses/{{dataset}}/{{encoder}}-{{attention}}/seed{{seed}}"

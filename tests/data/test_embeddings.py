@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from attnexp.data.embeddings import load_word_vectors
-from attnexp.data.preprocess import SPECIALS
+from attnexp.data.vocab import SPECIALS
 from attnexp.models.train import build_model
 
 torch.set_num_threads(1)

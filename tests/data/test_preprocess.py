@@ -2,8 +2,9 @@
 
 import pandas as pd
 
-from attnexp.data.preprocess import EOS, SOS, build_vocabulary, carve_split, length_filter
-from attnexp.datasets.generated.synthetic import NEGATIVE_CUES, POSITIVE_CUES
+from attnexp.data.preprocess import carve_split, length_filter
+from attnexp.data.vocab import EOS, SOS, build_vocabulary
+from attnexp.datasets.generated.planted import NEGATIVE_CUES, POSITIVE_CUES
 
 
 def test_vocabulary_keeps_words_by_document_frequency():

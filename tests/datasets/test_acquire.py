@@ -9,7 +9,7 @@ import pytest
 from attnexp.data.preprocess import run_preprocess
 from attnexp.datasets import acquire, get_dataset
 from attnexp.datasets.acquire import DataError, Download, download, missing_data
-from tests.workflow.test_workflow import snakemake, tiny_config
+from tests.workflow.helpers import snakemake, tiny_config
 
 REPO = Path(__file__).resolve().parents[2]
 SST_FILES = ("sst/train.txt", "sst/dev.txt", "sst/test.txt")

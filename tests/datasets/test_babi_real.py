@@ -2,8 +2,7 @@
 
 import pytest
 
-from attnexp.datasets.babi_format import parse_babi
-from attnexp.datasets.generated.synthetic import BABI_TASK_FILES
+from attnexp.datasets.babi_format import BABI_TASK_FILES, parse_babi
 
 
 @pytest.mark.parametrize("task", [1, 2, 3])
@@ -23,7 +22,7 @@ def test_real_babi_10k_train_counts(shared_data, task):
 
 def test_real_babi_vocabulary_sizes(shared_data):
     """J&W §3.5: bAbI vocabularies of 24 / 38 / 39 including the 4 specials."""
-    from attnexp.data.preprocess import build_vocabulary
+    from attnexp.data.vocab import build_vocabulary
 
     for task, size in ((1, 24), (2, 38), (3, 39)):
         stem = BABI_TASK_FILES[task]

@@ -226,7 +226,7 @@ def _same_instances(a: pd.DataFrame, b: pd.DataFrame) -> bool:
 def test_sst_and_babi_official_layout_match_shared(shared_data, tmp_path):
     import shutil
 
-    from attnexp.datasets.generated.synthetic import BABI_TASK_FILES
+    from attnexp.datasets.babi_format import BABI_TASK_FILES
 
     (tmp_path / "trees").mkdir()
     for split in ("train", "dev", "test"):

@@ -4,17 +4,13 @@ import re
 
 import pandas as pd
 import pytest
+import yaml
 
-from attnexp.datasets.babi_format import parse_babi
-from attnexp.datasets.generated.synthetic import (
-    BABI_TASK_FILES,
-    NEGATIVE_CUES,
-    OPPOSITE,
-    POSITIVE_CUES,
-    write_babi,
-    write_planted_nli,
-    write_planted_sentiment,
-)
+from attnexp.datasets.babi_format import BABI_TASK_FILES, parse_babi
+from attnexp.datasets.generated.babi import write_babi
+from attnexp.datasets.generated.planted import NEGATIVE_CUES, OPPOSITE, POSITIVE_CUES, write_planted_nli, write_planted_sentiment
+from attnexp.datasets.generated.synthetic import FAMILY_FILES, generate
+from tests.conftest import REPO
 
 STATEMENTS = {1: 6, 2: 8, 3: 10}
 MOVE = re.compile(r"^(\w+) (?:moved|went|journeyed|travelled|went back) to the (\w+)$")
@@ -125,3 +121,16 @@ def test_planted_nli_labels_follow_the_colours(tmp_path):
         asked = next(w for w in row.hypothesis.split() if w in OPPOSITE)
         expected = 0 if asked == colour else 2 if asked == OPPOSITE[colour] else 1  # HF ids
         assert row.label == expected
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_FILES))
+def test_generate_writes_exactly_the_family_files(family, tmp_path):
+    """One call per family (the `synthesize` rule): the files of FAMILY_FILES, and only those, in its folder."""
+    options = yaml.safe_load((REPO / "config/config.yaml").read_text())["synthetic"][family]
+    shrink = {"sentiment": {"sizes": {"train": 20, "dev": 10, "test": 10}}, "nli": {"sizes": {"train": 9, "dev": 9, "test": 9}}}
+    options.update(shrink.get(family, {"n_train": 10, "n_test": 10}))
+    generate(family, tmp_path / family, seed=3, options=options)
+    written = sorted(p.relative_to(tmp_path / family).as_posix() for p in (tmp_path / family).rglob("*") if p.is_file())
+    assert written == sorted(FAMILY_FILES[family])
+    with pytest.raises(ValueError, match="unknown synthetic family"):
+        generate("poetry", tmp_path / "poetry", seed=3, options={})

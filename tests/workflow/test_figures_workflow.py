@@ -6,7 +6,7 @@ import pytest
 
 from attnexp import paths
 from tests.fakes import write_fake_dataset, write_fake_model
-from tests.workflow.test_workflow import snakemake, tiny_config
+from tests.workflow.helpers import snakemake, tiny_config
 
 FIGURE_RULES = [
     "table1",

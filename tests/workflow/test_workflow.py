@@ -1,41 +1,8 @@
 """The whole DAG on a tiny config in a temporary directory: every target, idempotent reruns, early config errors."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-import yaml
 
-from tests.conftest import REPO
-
-
-def tiny_config(**overrides) -> dict:
-    """The embedded default shrunk to seconds; later stages' sections stay as the default sets them."""
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    config.update(datasets=["syn_sentiment", "syn_nli", "syn_babi1"], encoders=["average", "cnn"], attentions=["tanh"], seeds=[0])
-    synthetic = config["synthetic"]
-    synthetic["sentiment"]["sizes"] = {"train": 120, "dev": 30, "test": 30}
-    synthetic["nli"]["sizes"] = {"train": 90, "dev": 30, "test": 30}
-    synthetic["babi"].update(n_train=60, n_test=20)
-    config["hyperparameters"] = {d: {"epochs": 2, "embedding_dim": 16, "hidden_size": 8} for d in config["datasets"]}
-    config["az"].update(
-        datasets=["syn_agreement"],
-        agreement={"sizes": {"train": 60, "dev": 20, "test": 20}},
-        model={"n_layers": 2, "n_heads": 2, "width": 16},
-        train={"epochs": 2},
-    )
-    config["wp"].update(seeds=[50], lambdas={"default": [0.1, 1]}, adversary={"max_epochs": 2, "patience": 1})
-    config.update(overrides)
-    return config
-
-
-def snakemake(workdir: Path, *args: str, config: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
-    if config is not None:
-        (workdir / "config").mkdir(exist_ok=True)
-        (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
-    return subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+from tests.workflow.helpers import snakemake, tiny_config
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ rule synthesize_agreement:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         seed=config["az"]["agreement"]["seed"],
         options=config["az"]["agreement"],
@@ -29,8 +28,7 @@ rule linzen_agreement:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         seed=config["az"]["sample_seed"],
     script:
@@ -51,8 +49,7 @@ rule az_analyse:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=60,
+        **RESOURCES["heavy"],
     script:
         "../scripts/az_analyse.py"
 
@@ -67,8 +64,7 @@ rule az_combine:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         runs=get_az_runs(),
     script:
@@ -85,8 +81,7 @@ rule az_tables:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         gradient=AZ["gradient"],
     script:
@@ -105,8 +100,7 @@ rule az_correlation_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         gradient=AZ["gradient"],
         palette=config["figures"]["palette"],
@@ -133,8 +127,7 @@ rule az_cls_maps:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         width=config["figures"]["width"],
         dpi=config["figures"]["dpi"],

@@ -1,4 +1,6 @@
-# Helpers shared by every stage: config validation, the grid, wildcard constraints, input functions.
+# The grid, wildcard constraints, resource presets and input functions (get_*) shared by every stage.
+# Policy lives in the library (attnexp.datasets.policy: usable datasets, raw files, hyperparameters, word
+# vectors) and every path in attnexp.paths; a ConfigError from either stops the workflow before any job runs.
 import re
 import sys
 from pathlib import Path
@@ -7,7 +9,10 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from attnexp import paths
 from attnexp.config import ConfigError, validate_config
-from attnexp.datasets import DATASETS, get_dataset
+from attnexp.datasets import DATASETS, get_dataset, policy
+from attnexp.datasets.acquire import DOWNLOADS
+from attnexp.datasets.generated.synthetic import FAMILY_FILES
+from attnexp.models import names
 
 try:
     validate_config(
@@ -19,25 +24,50 @@ except ConfigError as err:
     ) from None
 
 
-DATASET_NAMES = config["datasets"]
+def get_available_datasets(names):
+    """`names` without the datasets whose raw data is missing (data.on_missing: skip), or stop (fail)."""
+    try:
+        return policy.check_datasets_available(names, DATA, workflow.basedir)
+    except ConfigError as err:
+        raise WorkflowError(str(err)) from None
+
+
+DATA = config["data"]
+DATASET_NAMES = get_available_datasets(config["datasets"])
 ENCODERS = config["encoders"]
 ATTENTIONS = config["attentions"]
 SEEDS = config["seeds"]
-SYNTHETIC_FAMILIES = sorted(
-    {get_dataset(d).synthetic for d in DATASET_NAMES if get_dataset(d).synthetic}
-)
 
 
 wildcard_constraints:
     dataset="|".join(sorted(DATASETS)),
-    encoder="lstm|cnn|average|transformer",
-    attention="tanh|dot|uniform|self",
+    encoder="|".join([*names.ENCODERS, names.TRANSFORMER_ENCODER]),
+    attention="|".join([*names.ATTENTIONS, names.TRANSFORMER_ATTENTION]),
     seed=r"\d+",
-    family="sentiment|nli|babi",
 
 
-def model_dir(dataset, encoder, attention, seed):
-    return f"results/models/{dataset}/{encoder}-{attention}/seed{seed}"
+# What a job asks the scheduler for (mem_mb in MB, runtime in minutes): `resources: **RESOURCES["small"]`.
+# Generated data is tiny, real corpora (IMDB, SNLI, CNN) need more; `attempt` (1, 2, ...) grows the request
+# on each retry, so a job killed for memory or time succeeds on resubmission (retries: in profiles/slurm).
+def _by_data(generated, real):
+    """A request that depends on the {dataset} wildcard's kind of data and grows with each attempt."""
+
+    def request(wildcards, attempt):
+        synthetic = get_dataset(wildcards.dataset).synthetic is not None
+        return (generated if synthetic else real) * attempt
+
+    return request
+
+
+RESOURCES = {
+    "tiny": {"mem_mb": 500, "runtime": 5},  # generators, converters
+    "small": {"mem_mb": 2000, "runtime": 20},  # tables, figures, per-dataset summaries
+    "analysis": {"mem_mb": 2000, "runtime": 60},  # per-model analyses, W&P runs
+    "heavy": {"mem_mb": 3000, "runtime": 120},  # Transformer, consistent adversaries
+    "download": {"mem_mb": 1000, "runtime": 60},
+    "preprocess": {"mem_mb": _by_data(1000, 8000), "runtime": _by_data(10, 120)},
+    "train": {"mem_mb": _by_data(2000, 8000), "runtime": _by_data(30, 720)},
+}
 
 
 def grid(pattern, **extra):
@@ -53,37 +83,47 @@ def grid(pattern, **extra):
 
 
 def get_raw_dir(wildcards):
-    spec = get_dataset(wildcards.dataset)
-    if spec.synthetic:
-        return f"results/raw/synthetic/{spec.synthetic}"
-    if "raw_dir" in spec.extra:
-        return spec.extra["raw_dir"]
-    return raw_root()
+    return policy.raw_dir(get_dataset(wildcards.dataset), DATA, workflow.basedir)
 
 
 def get_raw_files(wildcards):
+    """What preprocessing waits for: a generated family's folder (rule synthesize), or the raw files."""
     spec = get_dataset(wildcards.dataset)
-    if spec.synthetic or "raw_dir" in spec.extra:
-        return [f"{get_raw_dir(wildcards)}/{name}" for name in spec.raw_files]
-    return raw_input_files(spec)
+    if spec.synthetic in FAMILY_FILES:
+        return paths.SYNTHETIC.format(family=spec.synthetic)
+    return policy.raw_input_files(spec, DATA, workflow.basedir)
+
+
+def get_synthetic_options(wildcards):
+    return config["synthetic"][wildcards.family]
+
+
+def get_download_outputs(archive):
+    """The files (and folders) the download rule of one archive extracts into resources/raw."""
+    return [
+        (
+            directory(f"{paths.DOWNLOADED}/{out[:-1]}")
+            if out.endswith("/")
+            else f"{paths.DOWNLOADED}/{out}"
+        )
+        for out in DOWNLOADS[archive].outputs
+    ]
 
 
 def get_hyperparameters(wildcards):
-    spec = get_dataset(wildcards.dataset)
-    values = {
-        "epochs": spec.epochs,
-        "batch_size": spec.batch_size,
-        "embedding_dim": spec.embedding_dim,
-        "hidden_size": spec.hidden_size,
-    }
-    values.update(config["hyperparameters"].get(wildcards.dataset, {}))
-    return values
+    return policy.hyperparameters(wildcards.dataset, config["hyperparameters"])
+
+
+def get_embeddings(wildcards):
+    return policy.embeddings(wildcards.dataset, DATA)
+
+
+def get_datasets_targets():
+    return expand(paths.preprocessed_files()["meta"], dataset=DATASET_NAMES)
 
 
 def get_model_targets():
-    return grid(
-        "results/models/{dataset}/{encoder}-{attention}/seed{seed}/metrics.json"
-    )
+    return grid(paths.model_files()["metrics"])
 
 
 def get_all_targets():
@@ -96,127 +136,7 @@ def get_all_targets():
     return targets
 
 
-# --- datasets ---
-import os
-
-from attnexp.datasets.acquire import DOWNLOADS, find_layout, missing_data
-
-DATA = config["data"]
-
-
-def raw_root():
-    """The configured local raw-data directory, or resources/raw where the download rules extract."""
-    if DATA["raw_data_dir"] is None:
-        return "resources/raw"
-    path = Path(os.path.expandvars(str(DATA["raw_data_dir"])))
-    return str(path if path.is_absolute() else Path(workflow.basedir) / path)
-
-
-def raw_input_files(spec):
-    """The raw files a real dataset's preprocessing reads (user files, local layout, or download outputs)."""
-    if spec.user_files:
-        return [str(p) for p in DATA["user_files"][spec.user_group].values() if p]
-    root = raw_root()
-    layout = find_layout(spec, root) if DATA["raw_data_dir"] is not None else "official"
-    return [f"{root}/{rel}" for rel in spec.layouts[layout or "official"].values()]
-
-
-def check_datasets_available(names):
-    """Drop (on_missing: skip) or refuse (fail) datasets whose raw data is missing, before any job runs."""
-    if all(get_dataset(n).synthetic for n in names):
-        return names
-    local = raw_root() if DATA["raw_data_dir"] is not None else None
-    if local is not None and not Path(local).is_dir():
-        raise WorkflowError(
-            f"data.raw_data_dir={DATA['raw_data_dir']!r} is not a directory ({local}); point it at a copy of "
-            "../shared/data or at the extracted official archives, or set it to null to download."
-        )
-    problems = {}
-    for name in names:
-        spec = get_dataset(name)
-        if not spec.synthetic:
-            problem = missing_data(spec, local, DATA["user_files"])
-            if problem:
-                problems[name] = problem
-    if not problems:
-        return names
-    listing = "\n  - ".join(problems.values())
-    if DATA["on_missing"] == "skip":
-        kept = [n for n in names if n not in problems]
-        print(
-            f"Skipping {len(problems)} dataset(s) without raw data:\n  - {listing}",
-            file=sys.stderr,
-        )
-        if not kept:
-            raise WorkflowError(
-                "no dataset in the grid has its raw data; see the messages above"
-            )
-        return kept
-    raise WorkflowError(
-        f"raw data missing for {len(problems)} dataset(s) in the grid:\n  - {listing}\n"
-        "Provide the files, remove the datasets from `datasets`, or set data.on_missing: skip."
-    )
-
-
-DATASET_NAMES = check_datasets_available(DATASET_NAMES)
-
-
-def download_outputs(name):
-    return [
-        (
-            directory(f"resources/raw/{out[:-1]}")
-            if out.endswith("/")
-            else f"resources/raw/{out}"
-        )
-        for out in DOWNLOADS[name].outputs
-    ]
-
-
-def get_embeddings(wildcards):
-    """The pretrained word vectors of a dataset: its config key, the file (None: random init) and OOV policy."""
-    spec = get_dataset(wildcards.dataset)
-    if spec.embeddings is None:
-        return {}
-    path = DATA["embeddings"][spec.embeddings]
-    return {
-        "source": spec.embeddings,
-        "path": path,
-        "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero",
-    }
-
-
-def get_datasets_targets():
-    return expand("results/preprocessed/{dataset}/meta.json", dataset=DATASET_NAMES)
-
-
-# --- slurm ---
-# What each heavy job asks the scheduler for (mem_mb in MB, runtime in minutes). Embedded synthetic data is
-# tiny; real corpora (IMDB, SNLI, CNN) need more. `attempt` (1, 2, ...) grows the request on each retry, so
-# a job killed for memory or time succeeds on resubmission (retries: in profiles/slurm).
-
-
-def _is_synthetic(wildcards):
-    return get_dataset(wildcards.dataset).synthetic is not None
-
-
-def get_preprocess_mem_mb(wildcards, attempt):
-    return (1000 if _is_synthetic(wildcards) else 8000) * attempt
-
-
-def get_preprocess_runtime(wildcards, attempt):
-    return (10 if _is_synthetic(wildcards) else 120) * attempt
-
-
-def get_train_mem_mb(wildcards, attempt):
-    return (2000 if _is_synthetic(wildcards) else 8000) * attempt
-
-
-def get_train_runtime(wildcards, attempt):
-    return (30 if _is_synthetic(wildcards) else 720) * attempt
-
-
 # --- analyses ---
-from attnexp import paths
 
 
 def get_analysis_batch_size(wildcards):
@@ -229,8 +149,6 @@ def get_analyses_targets():
 
 
 # --- transformer (Abnar & Zuidema) ---
-from attnexp import paths
-
 AZ = config["az"]
 AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
 AZ_SEEDS = AZ["seeds"]
@@ -589,11 +507,10 @@ def get_figures_targets():
 # --- wp ---
 # Wiegreffe & Pinter (2019): runs under results/wp/{dataset}/{variant}/seed{seed}[/lambda{lam}] (attnexp.paths);
 # tables under results/tables/wp/, figures under results/figures/wp/{dataset}/.
-from attnexp import paths
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 
 WP = WPSettings.from_config(config)
-WP_DATASETS = check_datasets_available(list(WP.datasets)) if WP.datasets else []
+WP_DATASETS = get_available_datasets(list(WP.datasets)) if WP.datasets else []
 WP_REPORT = "Wiegreffe & Pinter"
 WP_BASE_MODEL = f"{'-'.join(VARIANTS['base'])} seed {WP.base_seed}"
 WP_LAMBDA_LABELS = WP.lambda_labels(WP_DATASETS)

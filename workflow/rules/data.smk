@@ -1,70 +1,24 @@
-# Raw data (generated offline default) and the one preprocessed format every later stage reads.
+# Raw data (generated offline by default, or local / downloaded corpora) and the one preprocessed format
+# every later stage reads.
 
 
-rule synthesize_sentiment:
+# One folder per generated family (attnexp.datasets.generated.synthetic.FAMILY_FILES lists what it holds).
+rule synthesize:
     output:
-        "results/raw/synthetic/sentiment/data.csv",
+        directory(paths.SYNTHETIC),
     log:
-        "logs/raw/synthetic/sentiment.log",
+        paths.log("raw/synthetic", "{family}"),
+    wildcard_constraints:
+        family="|".join(FAMILY_FILES),
     localrule: True
     conda:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **RESOURCES["tiny"],
     params:
         seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["sentiment"],
-    script:
-        "../scripts/synthesize.py"
-
-
-rule synthesize_nli:
-    output:
-        expand(
-            "results/raw/synthetic/nli/snli_1.0_{split}.tsv",
-            split=["train", "dev", "test"],
-        ),
-    log:
-        "logs/raw/synthetic/nli.log",
-    localrule: True
-    conda:
-        "../envs/attnexp.yaml"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["nli"],
-    script:
-        "../scripts/synthesize.py"
-
-
-rule synthesize_babi:
-    output:
-        expand(
-            "results/raw/synthetic/babi/en/{stem}_{split}.txt",
-            stem=[
-                "qa1_single-supporting-fact",
-                "qa2_two-supporting-facts",
-                "qa3_three-supporting-facts",
-            ],
-            split=["train", "test"],
-        ),
-    log:
-        "logs/raw/synthetic/babi.log",
-    localrule: True
-    conda:
-        "../envs/attnexp.yaml"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        seed=config["synthetic"]["seed"],
-        options=config["synthetic"]["babi"],
+        options=get_synthetic_options,
     script:
         "../scripts/synthesize.py"
 
@@ -73,16 +27,14 @@ rule preprocess:
     input:
         get_raw_files,
     output:
-        instances="results/preprocessed/{dataset}/instances.parquet",
-        meta="results/preprocessed/{dataset}/meta.json",
+        **paths.preprocessed_files(),
     log:
-        "logs/preprocess/{dataset}.log",
+        paths.log("preprocess", "{dataset}"),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=get_preprocess_mem_mb,
-        runtime=get_preprocess_runtime,
+        **RESOURCES["preprocess"],
     params:
         raw_dir=get_raw_dir,
         options=config["preprocessing"],
@@ -99,14 +51,14 @@ for _archive in DOWNLOADS:
         name:
             f"download_{_archive}"
         output:
-            download_outputs(_archive),
+            get_download_outputs(_archive),
         log:
-            f"logs/download/{_archive}.log",
+            paths.log("download", _archive),
         localrule: True  # compute nodes often have no internet; the submit host downloads
         conda:
             "../envs/attnexp.yaml"
         resources:
-            runtime=60,
+            **RESOURCES["download"],
         params:
             archive=_archive,
             url=lambda wildcards, url=DOWNLOADS[_archive].url: url,

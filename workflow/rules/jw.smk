@@ -14,8 +14,7 @@ rule analyze:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=60,
+        **RESOURCES["analysis"],
     params:
         analyses=config["analyses"],  # the script reads snakemake.config; here so that a change re-runs the job
         batch_size=get_analysis_batch_size,
@@ -41,8 +40,7 @@ rule table1:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         datasets=DATASET_NAMES,
         bootstrap=bootstrap_options(),
@@ -61,8 +59,7 @@ rule table2:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         models=grid_models(),
         datasets=DATASET_NAMES,
@@ -83,8 +80,7 @@ rule cross_measure_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         models=grid_models(),
         legacy_labels=FIGURES["legacy_labels"],
@@ -103,8 +99,7 @@ rule rationale_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         bootstrap=bootstrap_options(),
     script:
@@ -124,8 +119,7 @@ rule dataset_figures:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=1500,
-        runtime=30,
+        **RESOURCES["analysis"],
     params:
         models=get_dataset_figure_models,
         options=figure_options(),  # the script reads snakemake.config; here so that a change redraws
@@ -154,8 +148,7 @@ rule model_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         models=get_model_figure_models,
         options=figure_options(),
@@ -175,8 +168,7 @@ rule summary_figures:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         figures=get_summary_figure_files(),
         datasets=DATASET_NAMES,
@@ -206,8 +198,7 @@ rule summary_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         figures=lambda wildcards, output: {
             wildcards.attention: {

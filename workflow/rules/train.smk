@@ -1,9 +1,5 @@
 # One model per dataset x encoder x attention x seed (J&W §4-5), and the A&Z Transformer; both write the
 # run files of attnexp.paths.RUN_FILES and are told apart by their encoder wildcard.
-from attnexp.models.attention import ATTENTIONS as JW_ATTENTIONS
-from attnexp.models.encoders import ENCODERS as JW_ENCODERS
-from attnexp.models.transformer import ATTENTION as TRANSFORMER_ATTENTION
-from attnexp.models.transformer import ENCODER as TRANSFORMER_ENCODER
 
 
 rule train:
@@ -14,14 +10,13 @@ rule train:
     log:
         paths.log("train", "{dataset}/{encoder}-{attention}/seed{seed}"),
     wildcard_constraints:
-        encoder="|".join(JW_ENCODERS),
-        attention="|".join(JW_ATTENTIONS),
+        encoder="|".join(names.ENCODERS),
+        attention="|".join(names.ATTENTIONS),
     conda:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=get_train_mem_mb,
-        runtime=get_train_runtime,
+        **RESOURCES["train"],
         gpu=0,  # attnexp.models.train runs on CPU; profiles/slurm shows how to request a GPU
     params:
         hyperparameters=get_hyperparameters,
@@ -42,14 +37,13 @@ rule train_transformer:
     log:
         paths.log("train", "{dataset}/{encoder}-{attention}/seed{seed}"),
     wildcard_constraints:
-        encoder=TRANSFORMER_ENCODER,
-        attention=TRANSFORMER_ATTENTION,
+        encoder=names.TRANSFORMER_ENCODER,
+        attention=names.TRANSFORMER_ATTENTION,
     conda:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=120,
+        **RESOURCES["heavy"],
     params:
         model_options=config["az"]["model"],
         # read through TrainSettings.from_config; listed so that changing them reruns the job

@@ -14,8 +14,7 @@ rule wp_train:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=60,
+        **RESOURCES["analysis"],
     params:
         hyperparameters=get_hyperparameters,
     script:
@@ -33,8 +32,7 @@ rule wp_adversary:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=120,
+        **RESOURCES["heavy"],
     params:
         hyperparameters=get_hyperparameters,
         base=get_wp_base,
@@ -52,8 +50,7 @@ rule wp_seed_variance:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         base=get_wp_base,
         seeds=get_wp_seed_files,
@@ -73,8 +70,7 @@ rule wp_jw_adversary:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=60,
+        **RESOURCES["analysis"],
     params:
         batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
     script:
@@ -91,8 +87,7 @@ rule wp_adversary_variance:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         base=get_wp_base,
         jw_adversary=get_wp_jw_adversary,
@@ -110,8 +105,7 @@ rule wp_jsd_tvd_points:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         base=get_wp_base,
         seeds=get_wp_seed_files,
@@ -136,8 +130,7 @@ rule wp_uniform_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         reported=WP.jw_reported,
     script:
@@ -154,8 +147,7 @@ rule wp_diagnostic_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     script:
         "../scripts/wp_diagnostic_table.py"
 
@@ -171,8 +163,7 @@ rule wp_adversarial_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     script:
         "../scripts/wp_adversarial_table.py"
 
@@ -192,8 +183,7 @@ rule wp_jsd_tvd_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     script:
         "../scripts/wp_jsd_tvd_table.py"
 
@@ -223,8 +213,7 @@ rule wp_variance_figures:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     params:
         compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
     script:
@@ -243,8 +232,7 @@ rule wp_jsd_tvd_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        mem_mb=2000,
-        runtime=20,
+        **RESOURCES["small"],
     script:
         "../scripts/wp_jsd_tvd_figure.py"
 

@@ -3,10 +3,10 @@ from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
     run_preprocess(
-        snakemake.wildcards.dataset,
-        snakemake.params.raw_dir,
-        snakemake.output.instances,
-        snakemake.output.meta,
-        dict(snakemake.params.options),
-        dict(snakemake.params.user_files),
+        dataset=snakemake.wildcards.dataset,
+        raw_dir=snakemake.params.raw_dir,
+        instances_path=snakemake.output.instances,
+        meta_path=snakemake.output.meta,
+        options=dict(snakemake.params.options),
+        user_files=dict(snakemake.params.user_files),
     )

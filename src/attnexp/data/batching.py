@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attnexp.data.preprocess import PAD
+from attnexp.data.vocab import PAD
 
 
 @dataclass

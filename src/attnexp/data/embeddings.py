@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnexp.data.preprocess import PAD, SPECIALS
+from attnexp.data.vocab import PAD, SPECIALS
 
 
 def load_word_vectors(

@@ -5,20 +5,17 @@
 `meta.json`: vocabulary, classes, task, split sizes and the options that produced them.
 """
 
-import math
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from attnexp.data.vocab import build_vocabulary, encode
 from attnexp.datasets import DatasetSpec
 from attnexp.datasets.acquire import resolve_files, verify_files
 from attnexp.io import read_json, write_json, write_parquet
 
-PAD, UNK, SOS, EOS = 0, 1, 2, 3
-SPECIALS = ("<0>", "<UNK>", "<SOS>", "<EOS>")
 SPLITS = ("train", "dev", "test")
 
 
@@ -28,22 +25,6 @@ def carve_split(index: list, fraction: float, seed: int, stratify=None) -> tuple
         return [], []
     kept, held = train_test_split(index, test_size=fraction, random_state=seed, shuffle=True, stratify=stratify)
     return list(kept), list(held)
-
-
-def build_vocabulary(documents: list[list[str]], min_df: int) -> list[str]:
-    """Words with document frequency >= min_df, most frequent first (ties by first appearance)."""
-    df = Counter()
-    for doc in documents:
-        df.update(set(doc))
-    order = {w: i for i, w in enumerate(dict.fromkeys(w for doc in documents for w in doc))}
-    words = [w for w, c in df.items() if c >= min_df and w not in SPECIALS]
-    words.sort(key=lambda w: (-df[w], order[w]))
-    return list(SPECIALS) + words
-
-
-def encode(tokens: list[str], index: dict[str, int], add_markers: bool = True) -> list[int]:
-    ids = [index.get(t, UNK) for t in tokens]
-    return [SOS, *ids, EOS] if add_markers else ids
 
 
 def length_filter(lengths: pd.Series, bounds: tuple[int | None, int | None], implicit_extremes: bool) -> pd.Series:
@@ -179,9 +160,6 @@ def positive_class_weight(labels: np.ndarray) -> float:
     """J&W's pos_weight = N / sum(y) - 1 over the (filtered) training labels."""
     positives = float(np.sum(labels))
     return len(labels) / positives - 1.0 if positives else 1.0
-
-
-__all__ = ["PAD", "UNK", "SOS", "EOS", "preprocess", "load_preprocessed", "split_frame", "math"]
 
 
 def run_preprocess(

@@ -14,6 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnexp.datasets.babi_format import BABI_TASK_FILES
 from attnexp.datasets.registry import DatasetSpec
 
 
@@ -34,11 +35,8 @@ class Download:
     outputs: tuple[str, ...]  # what the download rule writes under resources/raw (trailing "/": a directory)
 
 
-_BABI_STEMS = {1: "qa1_single-supporting-fact", 2: "qa2_two-supporting-facts", 3: "qa3_three-supporting-facts"}
-
-
 def _babi_member(language: str, task: int, split: str) -> str:
-    return f"tasks_1-20_v1-2/{language}/{_BABI_STEMS[task]}_{split}.txt"
+    return f"tasks_1-20_v1-2/{language}/{BABI_TASK_FILES[task]}_{split}.txt"
 
 
 DOWNLOADS: dict[str, Download] = {
@@ -101,7 +99,7 @@ DOWNLOADS: dict[str, Download] = {
         outputs=tuple(
             f"tasks_1-20_v1-2/{d}/{stem}_{s}.txt"
             for d in ("en", "en-10k")
-            for stem in _BABI_STEMS.values()
+            for stem in BABI_TASK_FILES.values()
             for s in ("train", "test")
         ),
     ),

@@ -7,6 +7,12 @@ Each line is `<n> <sentence>`; `n == 1` starts a new story. A question line is
 from dataclasses import dataclass
 from pathlib import Path
 
+BABI_TASK_FILES = {  # task -> file stem in the official archive (tasks_1-20_v1-2/<language>/<stem>_<split>.txt)
+    1: "qa1_single-supporting-fact",
+    2: "qa2_two-supporting-facts",
+    3: "qa3_three-supporting-facts",
+}
+
 
 @dataclass(frozen=True)
 class BabiQuestion:

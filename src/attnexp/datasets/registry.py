@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from attnexp import paths
 from attnexp.datasets.adr import read_adr
 from attnexp.datasets.agnews import read_agnews, read_agnews_testonly
 from attnexp.datasets.babi import babi_entities, read_babi
+from attnexp.datasets.babi_format import BABI_TASK_FILES
 from attnexp.datasets.cnn import entity_classes, read_cnn
-from attnexp.datasets.generated.synthetic import BABI_TASK_FILES
 from attnexp.datasets.imdb import read_imdb
 from attnexp.datasets.mimic import read_anemia, read_diabetes
 from attnexp.datasets.newsgroups import read_newsgroups
@@ -371,10 +372,6 @@ register(
     )
 )
 
-PAPER_DATASETS = ("sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "babi3", "snli")
-FALLBACKS = {"agnews": "agnews_testonly", "babi3": "babi3_1k", "snli": "snli_devtrain"}
-
-
 # --- subject-verb agreement (Abnar & Zuidema §2.1) ---
 
 register(
@@ -400,6 +397,6 @@ register(
         epochs=20,
         batch_size=64,
         note="converted by the linzen_agreement rule from az.linzen_path",
-        extra={"raw_dir": "results/raw/linzen"},
+        extra={"raw_dir": paths.LINZEN},
     )
 )

@@ -9,6 +9,8 @@ import math
 import torch
 from torch import nn
 
+from attnexp.models.names import ATTENTIONS
+
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Softmax over positions where `mask` is True; exactly 0 elsewhere."""
@@ -50,9 +52,6 @@ class UniformAttention(nn.Module):
 
     def forward(self, hidden: torch.Tensor, question: torch.Tensor | None = None) -> torch.Tensor:
         return hidden.new_zeros(hidden.shape[:2])
-
-
-ATTENTIONS = ("tanh", "dot", "uniform")
 
 
 def build_attention(name: str, hidden_size: int, conditioned: bool) -> nn.Module:

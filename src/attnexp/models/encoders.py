@@ -8,6 +8,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from attnexp.models.names import ENCODERS
+
 
 def _padding_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
     return torch.arange(width, device=lengths.device)[None, :] < lengths[:, None]
@@ -56,9 +58,6 @@ class AverageEncoder(nn.Module):
         if self.mean_includes_padding:
             return hidden, torch.tanh(self.projection(embedded)).mean(dim=1)
         return hidden, hidden.sum(dim=1) / lengths[:, None].to(hidden.dtype)
-
-
-ENCODERS = ("lstm", "cnn", "average")
 
 
 def build_encoder(

@@ -18,8 +18,9 @@ from torch import nn
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
 from attnexp.models.head import ClassifierHead, Encoded
+from attnexp.models.names import TRANSFORMER_ATTENTION, TRANSFORMER_ENCODER
 
-ENCODER, ATTENTION = "transformer", "self"  # how Transformer runs are named (results/models/.../transformer-self/)
+ENCODER, ATTENTION = TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION
 
 
 @dataclass(frozen=True)

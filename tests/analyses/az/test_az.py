@@ -238,7 +238,7 @@ def test_config_az_defaults_and_errors():
 @pytest.mark.slow
 def test_az_stage_end_to_end(tmp_path):
     from attnexp import paths
-    from tests.workflow.test_workflow import snakemake, tiny_config
+    from tests.workflow.helpers import snakemake, tiny_config
 
     config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
     result = snakemake(tmp_path, "az", config=config)

@@ -10,7 +10,7 @@ from dataclasses import replace
 import torch
 
 from attnexp.data.batching import Batch
-from attnexp.data.preprocess import UNK
+from attnexp.data.vocab import UNK
 from attnexp.models.interface import AttentionModel
 
 SCORES = ("prob_gold", "logit_label")

@@ -1,0 +1,6 @@
+"""The names of the model families, without importing torch: the workflow's wildcard constraints and the
+config schema's choices read them at parse time."""
+
+ENCODERS = ("lstm", "cnn", "average")  # J&W encoders (models.encoders)
+ATTENTIONS = ("tanh", "dot", "uniform")  # J&W attention functions (models.attention)
+TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION = "transformer", "self"  # A&Z runs: results/models/.../transformer-self/
