@@ -115,11 +115,11 @@ def test_the_adversary_objective_stops_on_patience(planted_sentiment, monkeypatc
 def test_train_settings_have_no_defaults_and_come_from_the_config():
     from dataclasses import MISSING, fields
 
-    from tests.factories import _defaults
+    from tests.factories import validated_config
 
     assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(TrainSettings))
     assert TrainSettings.CONFIG_KEY in yaml.safe_load(SCHEMA.read_text())["properties"]
-    config = {**_defaults(), "model_selection": {"split": "test"}, "wp": {"select_on": "dev"}}
+    config = {**validated_config(), "model_selection": {"split": "test"}, "wp": {"select_on": "dev"}}
     config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5}}
     hyperparameters = {"epochs": 7, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}
     jw = TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters)

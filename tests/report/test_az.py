@@ -8,6 +8,7 @@ import pytest
 
 from attnexp.analyses.az.run import IMPORTANCES, METHODS
 from attnexp.report import az
+from attnexp.report.style import FigureStyle
 
 
 @pytest.fixture
@@ -60,9 +61,7 @@ def test_every_table_and_figure_is_written(combined, tmp_path):
         summary=tmp_path / "summary.csv",
         dataset="syn_agreement",
         gradient="grad",
-        palette="spec",
-        width=3.3,
-        dpi=60,
+        style=FigureStyle(palette="spec", width=3.3, dpi=60),
         outputs=figure,
     )
     assert all(path.stat().st_size > 0 for path in figure.values())
@@ -86,5 +85,10 @@ def test_cls_maps_pick_a_correct_and_a_wrong_example(tmp_path):
     relevance.to_parquet(tmp_path / "relevance.parquet")
     (tmp_path / "meta.json").write_text('{"vocab": ["<pad>", "<unk>", "<s>", "x", "y", "z", "w", "v", "u"]}')
     outputs = {"png": tmp_path / "maps.png", "pdf": tmp_path / "maps.pdf"}
-    az.write_cls_maps(relevance=tmp_path / "relevance.parquet", meta=tmp_path / "meta.json", width=3.3, dpi=60, outputs=outputs)
+    az.write_cls_maps(
+        relevance=tmp_path / "relevance.parquet",
+        meta=tmp_path / "meta.json",
+        style=FigureStyle(palette="spec", width=3.3, dpi=60),
+        outputs=outputs,
+    )
     assert all(path.stat().st_size > 0 for path in outputs.values())

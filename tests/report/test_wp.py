@@ -7,6 +7,7 @@ import pytest
 from attnexp.io import write_json, write_parquet
 from attnexp.paths import table_files
 from attnexp.report import wp
+from attnexp.report.style import FigureStyle
 
 PER_CLASS = {"0": {"f1": 0.5}, "1": {"f1": 0.5}}
 
@@ -119,7 +120,7 @@ def test_figures_are_written_as_png_and_pdf(tmp_path, variance, palette):
     write_parquet(tmp_path / "variance.parquet", variance)
     violin = [tmp_path / "violin.png", tmp_path / "violin.pdf"]
     scatter = [tmp_path / "scatter.png", tmp_path / "scatter.pdf"]
-    style = {"palette": palette, "width": 3.0, "dpi": 40}
+    style = {"style": FigureStyle(palette=palette, width=3.0, dpi=40)}
     wp.draw_variance_figures(
         variance=tmp_path / "variance.parquet", violin=violin, scatter=scatter, compared="seeds", title="sst", **style
     )

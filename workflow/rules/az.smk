@@ -50,6 +50,8 @@ rule az_analyse:
     threads: 1
     resources:
         **RESOURCES["heavy"],
+    params:
+        config=config_sections("az"),
     script:
         "../scripts/az_analyse.py"
 
@@ -92,7 +94,12 @@ rule az_correlation_figure:
     input:
         summary=paths.az_combined_files()["summary"],
     output:
-        **az_figure_outputs("correlation_by_layer", "Spearman's rho by layer"),
+        **reported_figure(
+            "az",
+            paths.figure_files("az", AZ_FIGURES["correlation_by_layer"]),
+            "correlation_by_layer",
+            "Spearman's rho by layer",
+        ),
     log:
         paths.log("az", "{dataset}/correlation_figure"),
     wildcard_constraints:
@@ -103,9 +110,7 @@ rule az_correlation_figure:
         **RESOURCES["small"],
     params:
         gradient=AZ["gradient"],
-        palette=config["figures"]["palette"],
-        width=config["figures"]["width"],
-        dpi=config["figures"]["dpi"],
+        config=config_sections("figures"),
     script:
         "../scripts/az_correlation_figure.py"
 
@@ -115,7 +120,9 @@ rule az_cls_maps:
         relevance=paths.az_files()["relevance"],
         meta=paths.preprocessed_files()["meta"],
     output:
-        **az_figure_outputs(
+        **reported_figure(
+            "az",
+            paths.figure_files("az", AZ_FIGURES["cls_maps"]),
             "cls_maps",
             "[CLS] maps across layers",
             model="transformer-self seed {seed}",
@@ -129,8 +136,7 @@ rule az_cls_maps:
     resources:
         **RESOURCES["small"],
     params:
-        width=config["figures"]["width"],
-        dpi=config["figures"]["dpi"],
+        config=config_sections("figures"),
     script:
         "../scripts/az_cls_maps.py"
 

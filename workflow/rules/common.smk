@@ -70,6 +70,53 @@ RESOURCES = {
 }
 
 
+# Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"),
+# labels = the model first, then the table or figure. `report(` at the start of a line would parse as the
+# global `report:` directive, hence the alias.
+in_report = report
+PAPER_NAMES = {
+    "jw": "Jain & Wallace",
+    "wp": "Wiegreffe & Pinter",
+    "az": "Abnar & Zuidema",
+}
+ALL_DATASETS = "All datasets"
+
+
+def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-"):
+    """A table's CSV, Markdown and LaTeX; the CSV is its report entry (caption workflow/report/{paper}/)."""
+    files = paths.table_files(paper, stem)
+    files["csv"] = in_report(
+        files["csv"],
+        caption=f"../report/{paper}/{stem.rsplit('/', 1)[-1]}.rst",
+        category=PAPER_NAMES[paper],
+        subcategory=subcategory,
+        labels={"model": model, "table": title},
+    )
+    return files
+
+
+def reported_figure(paper, files, caption, title, subcategory="{dataset}", model="-"):
+    """A figure's PNG and PDF; the PNG is its report entry (caption workflow/report/{paper}/{caption}.rst)."""
+    png = in_report(
+        files["png"],
+        caption=f"../report/{paper}/{caption}.rst",
+        category=PAPER_NAMES[paper],
+        subcategory=subcategory,
+        labels={"model": model, "figure": title},
+    )
+    return {"png": png, "pdf": files["pdf"]}
+
+
+def prefixed(prefix, files):
+    """Named outputs `{prefix}_{format}` for a rule that writes several tables or figures."""
+    return {f"{prefix}_{fmt}": path for fmt, path in files.items()}
+
+
+def config_sections(*keys):
+    """The config sections a job builds its settings from (`params: config=`), so that a change reruns it."""
+    return {key: config[key] for key in keys}
+
+
 def grid(pattern, **extra):
     """Expand `pattern` over datasets x encoders x attentions x seeds."""
     return expand(
@@ -152,7 +199,6 @@ def get_analyses_targets():
 AZ = config["az"]
 AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
 AZ_SEEDS = AZ["seeds"]
-AZ_CATEGORY = "Abnar & Zuidema"
 AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
 # table stem -> report title; the stems are attnexp.report.az.TABLES
 AZ_TABLES = {
@@ -190,32 +236,11 @@ def get_az_run_summaries(wildcards=None):
     return [run[key] for run in get_az_runs() for key in ("summary", "recovery")]
 
 
-def az_figure_outputs(name, title, model="-"):
-    """A figure's PNG (in the report under the dataset, caption ../report/az/{name}.rst) and its PDF."""
-    files = paths.figure_files("az", AZ_FIGURES[name])
-    png = in_report(
-        files["png"],
-        caption=f"../report/az/{name}.rst",
-        category=AZ_CATEGORY,
-        subcategory="{dataset}",
-        labels={"model": model, "figure": title},
-    )
-    return {"png": png, "pdf": files["pdf"]}
-
-
 def az_table_outputs():
-    """Every A&Z table, named `{stem}_{format}`; the CSV is in the report under "All datasets"."""
+    """Every A&Z table as `{stem}_{format}`, in the report under "All datasets"."""
     outputs = {}
     for stem, title in AZ_TABLES.items():
-        for fmt, path in paths.table_files("az", stem).items():
-            outputs[f"{stem}_{fmt}"] = path
-        outputs[f"{stem}_csv"] = in_report(
-            outputs[f"{stem}_csv"],
-            caption=f"../report/az/{stem}.rst",
-            category=AZ_CATEGORY,
-            subcategory="All datasets",
-            labels={"model": "-", "table": title},
-        )
+        outputs |= prefixed(stem, reported_table("az", stem, title))
     return outputs
 
 
@@ -266,14 +291,9 @@ from attnexp.report.jw.catalog import (
 )
 
 FIGURES = config["figures"]
-# `report(` at the start of a line would parse as the global `report:` directive
-in_report = report
 MODEL_FIGURE_NAMES = FIGURES["per_model"]
 SUMMARY_FIGURES = FIGURES["summary"]
 JW_TABLES = list(TABLE_TITLES)
-# Report grouping (all papers): category = paper, subcategory = dataset, label "model" first.
-JW_CATEGORY = "Jain & Wallace"
-ALL_DATASETS = "All datasets"
 
 
 def grid_models(datasets=None):
@@ -295,12 +315,6 @@ def figure_models(datasets=None):
         for m in grid_models(datasets)
         if "all" in chosen or f"{m['encoder']}-{m['attention']}" in chosen
     ]
-
-
-def figure_options():
-    """The figure keys of the config; a rule parameter, so that changing one redraws the figures."""
-    keys = ("palette", "width", "dpi", "examples", "example_max_tokens")
-    return {key: FIGURES[key] for key in keys}
 
 
 def bootstrap_options():
@@ -423,16 +437,10 @@ def model_figure_outputs():
     for m in figure_models(["{dataset}"]):
         for name in MODEL_FIGURE_NAMES:
             files = jw_model_figure(m, name)
-            outputs.append(
-                in_report(
-                    files["png"],
-                    caption=f"../report/jw/{name}.rst",
-                    category=JW_CATEGORY,
-                    subcategory="{dataset}",
-                    labels={"model": model_label(m), "figure": FIGURE_TITLES[name]},
-                )
-            )
-            outputs.append(files["pdf"])
+            title = FIGURE_TITLES[name]
+            outputs += reported_figure(
+                "jw", files, name, title, model=model_label(m)
+            ).values()
     return outputs
 
 
@@ -449,30 +457,8 @@ def summary_figure_outputs():
     for attention, by_name in get_summary_figure_files().items():
         for name, files in by_name.items():
             title = f"{FIGURE_TITLES[name]} ({attention} attention)"
-            outputs.append(
-                in_report(
-                    files["png"],
-                    caption=f"../report/jw/{name}.rst",
-                    category=JW_CATEGORY,
-                    subcategory=ALL_DATASETS,
-                    labels={"model": "-", "figure": title},
-                )
-            )
-            outputs.append(files["pdf"])
+            outputs += reported_figure("jw", files, name, title, ALL_DATASETS).values()
     return outputs
-
-
-def jw_table_outputs(stem):
-    """Outputs of a J&W table rule: CSV (in the report), Markdown and LaTeX."""
-    files = paths.table_files("jw", stem)
-    files["csv"] = in_report(
-        files["csv"],
-        caption=f"../report/jw/{stem}.rst",
-        category=JW_CATEGORY,
-        subcategory=ALL_DATASETS,
-        labels={"model": "-", "table": TABLE_TITLES[stem]},
-    )
-    return files
 
 
 def get_jw_table_targets():
@@ -511,7 +497,6 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 
 WP = WPSettings.from_config(config)
 WP_DATASETS = get_available_datasets(list(WP.datasets)) if WP.datasets else []
-WP_REPORT = "Wiegreffe & Pinter"
 WP_BASE_MODEL = f"{'-'.join(VARIANTS['base'])} seed {WP.base_seed}"
 WP_LAMBDA_LABELS = WP.lambda_labels(WP_DATASETS)
 
@@ -622,32 +607,12 @@ def get_wp_adversarial_metrics(wildcards=None):
     ]
 
 
-def get_wp_table_outputs(stem, title, subcategory="All datasets", model="-"):
-    """A W&P table in CSV + Markdown + LaTeX; the CSV goes into the report."""
-    files = paths.table_files("wp", stem)
-    files["csv"] = in_report(
-        files["csv"],
-        caption=f"../report/wp/{stem.rsplit('/', 1)[-1]}.rst",
-        category=WP_REPORT,
-        subcategory=subcategory,
-        labels={"model": model, "table": title},
-    )
-    return files
-
-
-def get_wp_figure_outputs(name, stem, caption, title):
+def wp_figure_outputs(name, stem, caption, title):
     """A W&P figure of one dataset ({dataset} a wildcard) as `{name}_png` (in the report) and `{name}_pdf`."""
     files = paths.figure_files("wp", f"{{dataset}}/{stem}")
-    return {
-        f"{name}_png": in_report(
-            files["png"],
-            caption=f"../report/wp/{caption}.rst",
-            category=WP_REPORT,
-            subcategory="{dataset}",
-            labels={"model": WP_BASE_MODEL, "figure": title},
-        ),
-        f"{name}_pdf": files["pdf"],
-    }
+    return prefixed(
+        name, reported_figure("wp", files, caption, title, model=WP_BASE_MODEL)
+    )
 
 
 def _wp_tables(stems):

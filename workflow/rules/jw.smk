@@ -16,7 +16,7 @@ rule analyze:
     resources:
         **RESOURCES["analysis"],
     params:
-        analyses=config["analyses"],  # the script reads snakemake.config; here so that a change re-runs the job
+        config=config_sections("analyses"),
         batch_size=get_analysis_batch_size,
     script:
         "../scripts/analyze.py"
@@ -34,7 +34,7 @@ rule table1:
         meta=[paths.preprocessed_files(d)["meta"] for d in DATASET_NAMES],
         metrics=[paths.model_files(**m)["metrics"] for m in grid_models()],
     output:
-        **jw_table_outputs("table1_datasets"),
+        **reported_table("jw", "table1_datasets", TABLE_TITLES["table1_datasets"]),
     log:
         paths.log("tables", "jw/table1_datasets"),
     conda:
@@ -53,7 +53,7 @@ rule table2:
         meta=[paths.preprocessed_files(d)["meta"] for d in DATASET_NAMES],
         kendall=[paths.analysis_files(**m)["kendall"] for m in grid_models()],
     output:
-        **jw_table_outputs("table2_kendall"),
+        **reported_table("jw", "table2_kendall", TABLE_TITLES["table2_kendall"]),
     log:
         paths.log("tables", "jw/table2_kendall"),
     conda:
@@ -74,7 +74,7 @@ rule cross_measure_table:
     input:
         kendall=[paths.analysis_files(**m)["kendall"] for m in grid_models()],
     output:
-        **jw_table_outputs("cross_measure"),
+        **reported_table("jw", "cross_measure", TABLE_TITLES["cross_measure"]),
     log:
         paths.log("tables", "jw/cross_measure"),
     conda:
@@ -93,7 +93,7 @@ rule rationale_table:
     input:
         recovery=[paths.analysis_files(**m)["rationale"] for m in grid_models()],
     output:
-        **jw_table_outputs("rationale_recovery"),
+        **reported_table("jw", "rationale_recovery", TABLE_TITLES["rationale_recovery"]),
     log:
         paths.log("tables", "jw/rationale_recovery"),
     conda:
@@ -122,7 +122,7 @@ rule dataset_figures:
         **RESOURCES["analysis"],
     params:
         models=get_dataset_figure_models,
-        options=figure_options(),  # the script reads snakemake.config; here so that a change redraws
+        config=config_sections("figures"),
     script:
         "../scripts/model_figures.py"
 
@@ -135,7 +135,7 @@ rule model_figure:
         png=report(
             paths.jw_model_figure_files(name="{figure}")["png"],
             caption="../report/jw/model_figure.rst",
-            category=JW_CATEGORY,
+            category=PAPER_NAMES["jw"],
             subcategory="{dataset}",
             labels=get_model_figure_labels,
         ),
@@ -151,7 +151,7 @@ rule model_figure:
         **RESOURCES["small"],
     params:
         models=get_model_figure_models,
-        options=figure_options(),
+        config=config_sections("figures"),
     script:
         "../scripts/model_figures.py"
 
@@ -172,7 +172,7 @@ rule summary_figures:
     params:
         figures=get_summary_figure_files(),
         datasets=DATASET_NAMES,
-        options=figure_options(),
+        config=config_sections("figures"),
     script:
         "../scripts/summary_figures.py"
 
@@ -185,7 +185,7 @@ rule summary_figure:
         png=report(
             paths.jw_summary_figure_files(name="{summary_figure}")["png"],
             caption="../report/jw/summary_figure.rst",
-            category=JW_CATEGORY,
+            category=PAPER_NAMES["jw"],
             subcategory=ALL_DATASETS,
             labels=get_summary_figure_labels,
         ),
@@ -206,7 +206,7 @@ rule summary_figure:
             }
         },
         datasets=DATASET_NAMES,
-        options=figure_options(),
+        config=config_sections("figures"),
     script:
         "../scripts/summary_figures.py"
 

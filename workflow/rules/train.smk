@@ -22,9 +22,7 @@ rule train:
         hyperparameters=get_hyperparameters,
         model_options=config["model"],
         embeddings=get_embeddings,
-        # read through TrainSettings.from_config; listed so that changing them reruns the job
-        select_on=config["model_selection"]["split"],
-        deterministic=config["seeding"]["deterministic"],
+        config=config_sections("model_selection", "seeding"),
     script:
         "../scripts/train.py"
 
@@ -46,9 +44,6 @@ rule train_transformer:
         **RESOURCES["heavy"],
     params:
         model_options=config["az"]["model"],
-        # read through TrainSettings.from_config; listed so that changing them reruns the job
-        train_options=config["az"]["train"],
-        select_on=config["model_selection"]["split"],
-        deterministic=config["seeding"]["deterministic"],
+        config=config_sections("az", "model_selection", "seeding"),
     script:
         "../scripts/az_train.py"

@@ -17,6 +17,7 @@ rule wp_train:
         **RESOURCES["analysis"],
     params:
         hyperparameters=get_hyperparameters,
+        config=config_sections("wp", "model", "seeding"),
     script:
         "../scripts/wp_train.py"
 
@@ -36,6 +37,7 @@ rule wp_adversary:
     params:
         hyperparameters=get_hyperparameters,
         base=get_wp_base,
+        config=config_sections("wp", "model", "seeding"),
     script:
         "../scripts/wp_adversary.py"
 
@@ -54,6 +56,7 @@ rule wp_seed_variance:
     params:
         base=get_wp_base,
         seeds=get_wp_seed_files,
+        config=config_sections("wp"),
     script:
         "../scripts/wp_seed_variance.py"
 
@@ -73,6 +76,7 @@ rule wp_jw_adversary:
         **RESOURCES["analysis"],
     params:
         batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
+        config=config_sections("wp", "analyses"),
     script:
         "../scripts/wp_jw_adversary.py"
 
@@ -91,6 +95,7 @@ rule wp_adversary_variance:
     params:
         base=get_wp_base,
         jw_adversary=get_wp_jw_adversary,
+        config=config_sections("wp"),
     script:
         "../scripts/wp_adversary_variance.py"
 
@@ -112,6 +117,7 @@ rule wp_jsd_tvd_points:
         uniform=get_wp_uniform_files,
         adversaries=get_wp_adversary_runs,
         jw_adversary=get_wp_jw_adversary,
+        config=config_sections("wp"),
     script:
         "../scripts/wp_jsd_tvd_points.py"
 
@@ -124,7 +130,7 @@ rule wp_uniform_table:
         base=get_wp_metrics("base"),
         uniform=get_wp_metrics("uniform"),
     output:
-        **get_wp_table_outputs("uniform_table", "Test 1: uniform attention (Table 2)"),
+        **reported_table("wp", "uniform_table", "Test 1: uniform attention (Table 2)"),
     log:
         paths.log("wp", "uniform_table"),
     conda:
@@ -141,7 +147,7 @@ rule wp_diagnostic_table:
     input:
         get_wp_diagnostic_metrics(),
     output:
-        **get_wp_table_outputs("diagnostic_table", "Test 3: diagnostic MLP (Table 4)"),
+        **reported_table("wp", "diagnostic_table", "Test 3: diagnostic MLP (Table 4)"),
     log:
         paths.log("wp", "diagnostic_table"),
     conda:
@@ -157,7 +163,7 @@ rule wp_adversarial_table:
         adversaries=get_wp_adversarial_metrics(),
         base=get_wp_metrics("base"),
     output:
-        **get_wp_table_outputs("adversarial_table", "Test 4: consistent adversary"),
+        **reported_table("wp", "adversarial_table", "Test 4: consistent adversary"),
     log:
         paths.log("wp", "adversarial_table"),
     conda:
@@ -172,7 +178,8 @@ rule wp_jsd_tvd_table:
     input:
         paths.wp_dataset_files()["points"],
     output:
-        **get_wp_table_outputs(
+        **reported_table(
+            "wp",
             "{dataset}/jsd_tvd_points",
             "Test 4: JSD and TVD from the base",
             subcategory="{dataset}",
@@ -194,13 +201,13 @@ rule wp_variance_figures:
             f"{wildcards.kind}_variance"
         ],
     output:
-        **get_wp_figure_outputs(
+        **wp_figure_outputs(
             "violin",
             "{kind}_violin",
             "variance_violin",
             "Test 2: {kind} variance (violin)",
         ),
-        **get_wp_figure_outputs(
+        **wp_figure_outputs(
             "scatter",
             "{kind}_scatter",
             "variance_scatter",
@@ -216,6 +223,7 @@ rule wp_variance_figures:
         **RESOURCES["small"],
     params:
         compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
+        config=config_sections("figures"),
     script:
         "../scripts/wp_variance_figures.py"
 
@@ -224,7 +232,7 @@ rule wp_jsd_tvd_figure:
     input:
         paths.wp_dataset_files()["points"],
     output:
-        **get_wp_figure_outputs(
+        **wp_figure_outputs(
             "jsd_tvd", "jsd_tvd", "jsd_tvd", "Test 4: JSD-TVD plane (Figure 3)"
         ),
     log:
@@ -233,6 +241,8 @@ rule wp_jsd_tvd_figure:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
+    params:
+        config=config_sections("figures"),
     script:
         "../scripts/wp_jsd_tvd_figure.py"
 

@@ -7,7 +7,7 @@ with log_to(snakemake.log[0]):
         model=snakemake.input.model,
         instances=snakemake.input.instances,
         meta=snakemake.input.meta,
-        settings=AnalysisSettings.from_config(snakemake.config, snakemake.params.batch_size),
+        settings=AnalysisSettings.from_config(snakemake.params.config, snakemake.params.batch_size),
         labels=dict(snakemake.wildcards.items()),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,

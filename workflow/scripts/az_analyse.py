@@ -6,7 +6,7 @@ with log_to(snakemake.log[0]):
         model=snakemake.input.model,
         instances=snakemake.input.instances,
         dataset=snakemake.wildcards.dataset,
-        settings=AZSettings.from_config(snakemake.config),
+        settings=AZSettings.from_config(snakemake.params.config),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
     )

@@ -1,4 +1,5 @@
 from attnexp.report.az import write_correlation_figure
+from attnexp.report.style import FigureStyle
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
@@ -6,8 +7,6 @@ with log_to(snakemake.log[0]):
         summary=snakemake.input.summary,
         dataset=snakemake.wildcards.dataset,
         gradient=snakemake.params.gradient,
-        palette=snakemake.params.palette,
-        width=snakemake.params.width,
-        dpi=snakemake.params.dpi,
+        style=FigureStyle.from_config(snakemake.params.config),
         outputs=dict(snakemake.output.items()),
     )

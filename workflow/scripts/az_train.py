@@ -7,7 +7,7 @@ with log_to(snakemake.log[0]):
         meta=snakemake.input.meta,
         dataset=snakemake.wildcards.dataset,
         model_options=dict(snakemake.params.model_options),
-        settings=TrainSettings.from_config(snakemake.config, seed=int(snakemake.wildcards.seed), paper="az"),
+        settings=TrainSettings.from_config(snakemake.params.config, seed=int(snakemake.wildcards.seed), paper="az"),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
     )

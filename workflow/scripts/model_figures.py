@@ -6,6 +6,6 @@ with log_to(snakemake.log[0]):
     render_model_figures(
         models=snakemake.params.models,
         meta=snakemake.input.meta,
-        options=FigureOptions.from_config(snakemake.config),
+        options=FigureOptions.from_config(snakemake.params.config),
         manifest=snakemake.output.get("manifest"),
     )

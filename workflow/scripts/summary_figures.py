@@ -8,6 +8,6 @@ with log_to(snakemake.log[0]):
         cross_measure=snakemake.input.cross,
         figures=snakemake.params.figures,
         datasets=snakemake.params.datasets,
-        options=FigureOptions.from_config(snakemake.config),
+        options=FigureOptions.from_config(snakemake.params.config),
         manifest=snakemake.output.get("manifest"),
     )

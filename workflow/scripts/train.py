@@ -12,7 +12,7 @@ with log_to(snakemake.log[0]):
         model_options=dict(snakemake.params.model_options),
         embeddings=dict(snakemake.params.embeddings),
         settings=TrainSettings.from_config(
-            snakemake.config, seed=int(snakemake.wildcards.seed), hyperparameters=snakemake.params.hyperparameters
+            snakemake.params.config, seed=int(snakemake.wildcards.seed), hyperparameters=snakemake.params.hyperparameters
         ),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,

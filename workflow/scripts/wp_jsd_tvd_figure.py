@@ -1,3 +1,4 @@
+from attnexp.report.style import FigureStyle
 from attnexp.report.wp import draw_jsd_tvd_figure
 from attnexp.runlog import log_to
 
@@ -6,7 +7,5 @@ with log_to(snakemake.log[0]):
         points=snakemake.input[0],
         paths=[snakemake.output.jsd_tvd_png, snakemake.output.jsd_tvd_pdf],
         title=snakemake.wildcards.dataset,
-        palette=snakemake.config["figures"]["palette"],
-        width=snakemake.config["figures"]["width"],
-        dpi=snakemake.config["figures"]["dpi"],
+        style=FigureStyle.from_config(snakemake.params.config),
     )

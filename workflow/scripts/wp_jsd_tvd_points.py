@@ -5,7 +5,7 @@ from attnexp.runlog import log_to
 with log_to(snakemake.log[0]):
     run_jsd_tvd_points(
         dataset=snakemake.wildcards.dataset,
-        settings=WPSettings.from_config(snakemake.config),
+        settings=WPSettings.from_config(snakemake.params.config),
         base_files=dict(snakemake.params.base),
         seed_files=[dict(f) for f in snakemake.params.seeds],
         uniform_files=dict(snakemake.params.uniform),

@@ -7,8 +7,8 @@ with log_to(snakemake.log[0]):
     run_jw_adversary(
         model=snakemake.input.model,
         instances=snakemake.input.instances,
-        settings=WPSettings.from_config(snakemake.config),
-        analysis=AnalysisSettings.from_config(snakemake.config["analyses"], snakemake.params.batch_size),
+        settings=WPSettings.from_config(snakemake.params.config),
+        analysis=AnalysisSettings.from_config(snakemake.params.config, snakemake.params.batch_size),
         seed=int(snakemake.wildcards.seed),
         output=snakemake.output[0],
         threads=snakemake.threads,

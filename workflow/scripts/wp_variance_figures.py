@@ -1,3 +1,4 @@
+from attnexp.report.style import FigureStyle
 from attnexp.report.wp import draw_variance_figures
 from attnexp.runlog import log_to
 
@@ -8,7 +9,5 @@ with log_to(snakemake.log[0]):
         scatter=[snakemake.output.scatter_png, snakemake.output.scatter_pdf],
         compared=snakemake.params.compared,
         title=snakemake.wildcards.dataset,
-        palette=snakemake.config["figures"]["palette"],
-        width=snakemake.config["figures"]["width"],
-        dpi=snakemake.config["figures"]["dpi"],
+        style=FigureStyle.from_config(snakemake.params.config),
     )

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from attnexp.analyses.az.run import METHODS
 from attnexp.io import read_json
-from attnexp.report.style import class_colours, new_figure, paper_style, save_figure
+from attnexp.report.style import FigureStyle, class_colours, new_figure, paper_style, save_figure
 from attnexp.report.tables import dataset_order, write_table
 
 METHOD_NAMES = {"raw": "Raw", "rollout": "Rollout", "flow": "Flow"}
@@ -166,15 +166,13 @@ def write_correlation_figure(
     summary: str | Path,
     dataset: str,
     gradient: str,
-    palette: str,
-    width: float,
-    dpi: int,
+    style: FigureStyle,
     outputs: Mapping[str, str | Path],
 ) -> None:
     """rho against layer for one dataset (from the across-seed summary); `outputs`: png, pdf."""
-    with paper_style():
-        fig = correlation_figure(pd.read_csv(summary), dataset, gradient, palette, width)
-        save_figure(fig, [outputs["png"], outputs["pdf"]], dpi=dpi)
+    with paper_style(style):
+        fig = correlation_figure(pd.read_csv(summary), dataset, gradient, style.palette, style.width)
+        save_figure(fig, [outputs["png"], outputs["pdf"]], dpi=style.dpi)
 
 
 def picked_examples(relevance: pd.DataFrame) -> pd.DataFrame:
@@ -215,9 +213,9 @@ def cls_map_figure(relevance: pd.DataFrame, vocab: list[str], width: float) -> F
     return fig
 
 
-def write_cls_maps(*, relevance: str | Path, meta: str | Path, width: float, dpi: int, outputs: Mapping[str, str | Path]) -> None:
+def write_cls_maps(*, relevance: str | Path, meta: str | Path, style: FigureStyle, outputs: Mapping[str, str | Path]) -> None:
     """[CLS] maps of one trained Transformer from its relevance file; `meta` gives the vocabulary; `outputs`: png, pdf."""
     columns = ["instance_id", "length", "label", "predicted", "tokens", "subject", *METHODS]
-    with paper_style():
-        fig = cls_map_figure(pd.read_parquet(relevance, columns=columns), read_json(meta)["vocab"], width)
-        save_figure(fig, [outputs["png"], outputs["pdf"]], dpi=dpi)
+    with paper_style(style):
+        fig = cls_map_figure(pd.read_parquet(relevance, columns=columns), read_json(meta)["vocab"], style.width)
+        save_figure(fig, [outputs["png"], outputs["pdf"]], dpi=style.dpi)

@@ -22,6 +22,7 @@ from attnexp.report.style import (
     MAX_ATTENTION_BINS,
     MAX_ATTENTION_LABELS,
     PALETTES,
+    FigureStyle,
     class_colours,
     new_figure,
     paper_style,
@@ -275,18 +276,16 @@ def draw_variance_figures(
     scatter: Sequence[Path],
     compared: str,
     title: str,
-    palette: str,
-    width: float,
-    dpi: int,
+    style: FigureStyle,
 ) -> None:
     """Violin and scatter plots from a seed_variance (or adv_variance) parquet file, each to every path given."""
     frame = pd.read_parquet(variance)
-    with paper_style():
-        save_figure(seed_violin(frame, compared, title, palette, width), violin, dpi)
-        save_figure(seed_scatter(frame, compared, title, palette, width), scatter, dpi)
+    with paper_style(style):
+        save_figure(seed_violin(frame, compared, title, style.palette, style.width), violin, style.dpi)
+        save_figure(seed_scatter(frame, compared, title, style.palette, style.width), scatter, style.dpi)
 
 
-def draw_jsd_tvd_figure(*, points: Path, paths: Sequence[Path], title: str, palette: str, width: float, dpi: int) -> None:
+def draw_jsd_tvd_figure(*, points: Path, paths: Sequence[Path], title: str, style: FigureStyle) -> None:
     """The JSD-TVD plane from a jsd_tvd_points parquet file."""
-    with paper_style():
-        save_figure(jsd_tvd_figure(pd.read_parquet(points), title, palette, width), paths, dpi)
+    with paper_style(style):
+        save_figure(jsd_tvd_figure(pd.read_parquet(points), title, style.palette, style.width), paths, style.dpi)

@@ -293,7 +293,7 @@ def test_jw_analyses_run_on_the_transformer(task):
     from attnexp.analyses.jw.adversary import adversarial_attention
     from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
     from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
-    from tests.analyses.jw.configs import adversary_settings
+    from tests.factories import adversary_settings
 
     model, batch = tiny_model(task), collate(tiny_rows(task))
     real = batch.real_mask

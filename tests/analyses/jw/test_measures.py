@@ -18,7 +18,7 @@ from attnexp.analyses.jw.permutation import identity_permutations, permutation_o
 from attnexp.analyses.jw.rationale import precision_at_k, rationale_recovery
 from attnexp.data.batching import Batch, collate
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
-from tests.analyses.jw.configs import adversary_settings
+from tests.factories import adversary_settings
 
 torch.set_num_threads(1)
 LENGTHS = [1, 2, 5, 9, 3]  # real tokens, ragged, including a one-token instance

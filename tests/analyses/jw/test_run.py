@@ -17,13 +17,12 @@ from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.synthetic import write_planted_sentiment
 from attnexp.models.train import build_model, fit
-from tests.analyses.jw.configs import SCHEMA, validated_config
-from tests.factories import train_settings
+from tests.factories import SCHEMA, train_settings, validated_config
 
 torch.set_num_threads(1)
 
 OPTIONS = {"permutations": 12, "ig_steps": 8, "adversary": {"candidates": 3, "steps": 30}}
-SETTINGS = AnalysisSettings.from_config(validated_config(OPTIONS), batch_size=32)
+SETTINGS = AnalysisSettings.from_config(validated_config(analyses=OPTIONS), batch_size=32)
 
 
 def analyse(root, outputs, labels, settings=SETTINGS):
