@@ -73,4 +73,3 @@ def test_wp_uses_the_jw_per_instance_layer_never_its_driver(graph):
     wp = [n for n in graph if n.startswith("attnexp.analyses.wp")]
     assert all(not graph.has_edge(n, "attnexp.analyses.jw.run") for n in wp)
     assert any(graph.has_edge(n, "attnexp.analyses.jw.instances") for n in wp)
-
