@@ -1,8 +1,10 @@
 """Fixture factories for tests that run the workflow: a tiny config and a Snakemake runner in a work directory."""
 
+import functools
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -30,6 +32,24 @@ def tiny_config(**overrides) -> dict:
     return config
 
 
+@functools.cache
+def _failing_scontrol() -> str:
+    """A folder holding an `scontrol` that fails at once. Snakemake's SLURM executor plugin runs `scontrol show
+    config` (10 s timeout) whenever Snakemake starts where SLURM's client tools are installed (CI installs them);
+    with no controller running that costs 10 s per invocation, and local runs need no cluster."""
+    folder = Path(tempfile.mkdtemp(prefix="attnexp-no-slurm-"))
+    (folder / "scontrol").write_text("#!/bin/sh\nexit 1\n")
+    (folder / "scontrol").chmod(0o755)
+    return str(folder)
+
+
+def local_env() -> dict[str, str]:
+    """The environment of a local (non-SLURM) workflow run: this checkout's src/ first, no SLURM probing."""
+    path = os.pathsep.join([_failing_scontrol(), os.environ.get("PATH", "")])
+    python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PATH": path, "PYTHONPATH": python_path}
+
+
 def snakemake(workdir: Path, *args: str, config: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
     """Run the repository's workflow in `workdir` (writing `config` to its config/config.yaml first); jobs import
     this checkout's src/, whichever copy of attnexp the environment has installed."""
@@ -37,5 +57,4 @@ def snakemake(workdir: Path, *args: str, config: dict | None = None, timeout: in
         (workdir / "config").mkdir(exist_ok=True)
         (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(command, cwd=workdir, env=local_env(), capture_output=True, text=True, timeout=timeout)

@@ -1,6 +1,5 @@
 """Wiegreffe & Pinter tests: uniform baseline, frozen guides, consistent adversary, seed variance, lambda sweep."""
 
-import os
 import re
 import subprocess
 import sys
@@ -242,7 +241,9 @@ def test_lambda_sweep_expands_to_the_configured_values_in_a_dry_run(tmp_path):
     config = _config(lambdas={"default": lambdas}, diag_adv_lambda={"default": 0.5})
     config.update(datasets=["syn_sentiment"], encoders=["average"], attentions=["tanh"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    from tests.workflow.helpers import local_env
+
+    env = local_env()
     result = subprocess.run(
         [
             sys.executable,
