@@ -15,6 +15,7 @@ from attnexp.data.vocab import build_vocabulary, encode
 from attnexp.datasets import DatasetSpec
 from attnexp.datasets.acquire import resolve_files, verify_files
 from attnexp.io import read_json, write_json, write_parquet
+from attnexp.paths import PREPROCESSED_FILES
 
 SPLITS = ("train", "dev", "test")
 
@@ -147,9 +148,14 @@ def write_preprocessed(instances: pd.DataFrame, meta: dict, instances_path: str 
     write_json(meta_path, meta)
 
 
+def read_preprocessed(instances: str | Path, meta: str | Path) -> tuple[pd.DataFrame, dict]:
+    """The preprocessed dataset from its two files (`attnexp.paths.preprocessed_files`)."""
+    return pd.read_parquet(instances), read_json(meta)
+
+
 def load_preprocessed(directory: str | Path) -> tuple[pd.DataFrame, dict]:
-    directory = Path(directory)
-    return pd.read_parquet(directory / "instances.parquet"), read_json(directory / "meta.json")
+    """The preprocessed dataset in `directory` (its file names from `attnexp.paths.PREPROCESSED_FILES`)."""
+    return read_preprocessed(*(Path(directory) / name for name in PREPROCESSED_FILES.values()))
 
 
 def split_frame(instances: pd.DataFrame, split: str) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from attnexp.data.batching import Batch, collate, length_noise_batches, sequential_batches
-from attnexp.data.preprocess import positive_class_weight, split_frame
+from attnexp.data.preprocess import positive_class_weight, read_preprocessed, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.interface import AttentionModel
 from attnexp.models.metrics import classification_metrics, selection_metric
@@ -285,13 +285,6 @@ def fit(
     if objective.patience is not None:
         test_metrics["epochs_run"] = len(history)
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
-
-
-def read_preprocessed(instances, meta) -> tuple[pd.DataFrame, dict]:
-    """The preprocessed instances and their meta from the two files (`paths.preprocessed_files`)."""
-    from attnexp.io import read_json
-
-    return pd.read_parquet(instances), read_json(meta)
 
 
 def run_training(

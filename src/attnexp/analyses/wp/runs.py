@@ -15,7 +15,7 @@ from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, diverge
 from attnexp.analyses.wp.donors import DONOR_SPLITS, GuidedClassifier, donor_outputs, read_donor
 from attnexp.analyses.wp.seed_variance import attention_matrix, probabilities, seed_variance
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
-from attnexp.data.preprocess import split_frame
+from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
 from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
@@ -34,11 +34,6 @@ def _settings(hyperparameters: dict, seed: int, settings: WPSettings, determinis
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
     )
-
-
-def _load_data(instances: str | PathLike, meta: str | PathLike) -> tuple[pd.DataFrame, dict]:
-    """The preprocessed dataset (instances.parquet, meta.json)."""
-    return pd.read_parquet(instances), read_json(meta)
 
 
 def _write_run(
@@ -108,7 +103,7 @@ def run_wp_model(
     torch.set_num_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    instances, meta = _load_data(instances, meta)
+    instances, meta = read_preprocessed(instances, meta)
     if meta["task"] != "bc":
         raise ValueError(
             f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
@@ -168,7 +163,7 @@ def run_wp_adversary(
 ) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4)."""
     torch.set_num_threads(threads)
-    instances, meta = _load_data(instances, meta)
+    instances, meta = read_preprocessed(instances, meta)
     base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
     objective = AdversaryObjective(
         lam=lam,
