@@ -1,9 +1,20 @@
 # Can attention weights explain a neural model's predictions?
 # Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020) as one DAG.
 # common.smk validates the config (before any job) and holds the grid; each stage has its rule file.
+import sys
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+# A YAML syntax error in the config file should name its line (Snakemake's own message names neither file nor line).
+sys.path.insert(0, f"{workflow.basedir}/src")
+from attnexp.config import ConfigError, check_config_syntax
+
+try:
+    check_config_syntax("config/config.yaml")
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
 
 
 configfile: "config/config.yaml"

@@ -3,6 +3,9 @@
 Runs before any job (from the Snakefile), so a typo never costs a training run.
 """
 
+import math
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,7 +15,96 @@ import yaml
 from attnexp.datasets import DATASETS
 from attnexp.errors import ConfigError
 
-__all__ = ["ConfigError", "load_schema", "validate_config"]
+__all__ = ["ConfigError", "check_config_syntax", "coerce_by_schema", "load_config_file", "load_schema", "validate_config"]
+
+# JSON Schema counts 1.0 (and 1e20) as an integer; a seed or a size must be written as one.
+_STRICT_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda checker, instance: isinstance(instance, int) and not isinstance(instance, bool)
+)
+_INTEGER = re.compile(r"[+-]?\d+")
+_NULLS = {"null", "Null", "NULL", "~"}
+_BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+
+
+def _resolve(schema: dict, root: dict) -> dict:
+    while "$ref" in schema:
+        node = root
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def _from_string(text: str, types: list[str]):
+    """`text` as the first non-string type of `types` that it spells; `text` itself when none fits."""
+    for kind in types:
+        if kind == "null" and text in _NULLS:
+            return None
+        if kind == "boolean" and text in _BOOLEANS:
+            return _BOOLEANS[text]
+        if kind == "integer" and _INTEGER.fullmatch(text.strip()):
+            return int(text)
+        if kind == "number":
+            try:
+                return int(text) if _INTEGER.fullmatch(text.strip()) else float(text)
+            except ValueError:
+                pass
+    return text
+
+
+def coerce_by_schema(value, schema: dict, root: dict | None = None):
+    """`value` with strings converted to the numbers, booleans and nulls the schema expects there.
+
+    Snakemake parses `--config seeds='[0,1,2]'` with YAML's BaseLoader, so every item inside a list or mapping
+    arrives as a string ('0'); a string stays a string wherever the schema allows one.
+    """
+    root = schema if root is None else root
+    schema = _resolve(schema, root) if isinstance(schema, dict) else {}
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        return {
+            key: coerce_by_schema(item, properties.get(key, extra if isinstance(extra, dict) else {}), root)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        items = schema.get("items")
+        return [coerce_by_schema(item, items if isinstance(items, dict) else {}, root) for item in value]
+    if isinstance(value, str):
+        types = schema.get("type", [])
+        types = [types] if isinstance(types, str) else list(types)
+        if "string" in types and not ("null" in types and value in _NULLS):
+            return value
+        return _from_string(value, [t for t in types if t != "string"])
+    return value
+
+
+def _non_finite(value, path=()) -> list[str]:
+    """Config keys holding NaN or an infinity, which no setting accepts."""
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _non_finite(item, (*path, key))]
+    if isinstance(value, list):
+        return [p for i, item in enumerate(value) for p in _non_finite(item, (*path, i))]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"config key '{_key(path)}': {value!r} is not a finite number; give a finite value"]
+    return []
+
+
+def check_config_syntax(path: str | Path) -> None:
+    """Raise ConfigError naming the file, line and column when `path` exists but is not valid YAML (Snakemake's
+    own message names neither); a missing file is left to Snakemake."""
+    if Path(path).is_file():
+        load_config_file(path)
+
+
+def load_config_file(path: str | Path) -> dict:
+    """A YAML config file; a syntax error names the file, line and column."""
+    try:
+        return yaml.safe_load(Path(path).read_text()) or {}
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        raise ConfigError(f"{where}: YAML syntax error: {err.problem or err}; fix the file and run again") from None
 
 
 def _with_defaults(validator_class):
@@ -25,7 +117,7 @@ def _with_defaults(validator_class):
                     instance[name] = sub["default"]
         yield from validate_properties(validator, properties, instance, schema)
 
-    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults}, type_checker=_STRICT_TYPES)
 
 
 def _key(path: Iterable) -> str:
@@ -66,8 +158,11 @@ def load_schema(path: str | Path) -> dict:
 def validate_config(config: dict, schema_path: str | Path) -> dict:
     """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem."""
     schema = load_schema(schema_path)
+    coerced = coerce_by_schema(config, schema)
+    config.clear()
+    config.update(coerced)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
-    problems = sorted({_describe(e) for e in validator.iter_errors(config)})
+    problems = sorted({*_non_finite(config), *(_describe(e) for e in validator.iter_errors(config))})
     if not problems:
         problems = _semantic_problems(config)
     if problems:
@@ -85,7 +180,27 @@ def _semantic_problems(config: dict) -> list[str]:
     if unknown:
         problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
     problems += _wp_problems(config.get("wp", {}))
+    model = config.get("az", {}).get("model", {})
+    if model.get("width", 0) % model.get("n_heads", 1):
+        problems.append(
+            f"config key 'az.model.width': {model['width']} is not divisible by az.model.n_heads={model['n_heads']}; "
+            "each attention head gets width / n_heads dimensions"
+        )
+    problems += _directory_problems(config)
     return problems
+
+
+def _directory_problems(config: dict) -> list[str]:
+    """User-named files (data.user_files, data.embeddings, az.linzen_path) that are directories."""
+    data = config.get("data", {})
+    named = {f"data.user_files.{group}.{role}": path for group, roles in data.get("user_files", {}).items() for role, path in roles.items()}
+    named |= {f"data.embeddings.{name}": path for name, path in data.get("embeddings", {}).items()}
+    named["az.linzen_path"] = config.get("az", {}).get("linzen_path")
+    return [
+        f"config key '{key}': {path!r} is a directory; give the path of the file itself"
+        for key, path in named.items()
+        if isinstance(path, str) and Path(os.path.expandvars(path)).is_dir()
+    ]
 
 
 def _wp_problems(wp: dict) -> list[str]:

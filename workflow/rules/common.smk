@@ -24,10 +24,12 @@ except ConfigError as err:
     ) from None
 
 
-def get_available_datasets(names):
+def get_available_datasets(names, allow_empty=False):
     """`names` without the datasets whose raw data is missing (data.on_missing: skip), or stop (fail)."""
     try:
-        return policy.check_datasets_available(names, DATA, workflow.basedir)
+        return policy.check_datasets_available(
+            names, DATA, workflow.basedir, allow_empty=allow_empty
+        )
     except ConfigError as err:
         raise WorkflowError(str(err)) from None
 
@@ -197,7 +199,9 @@ def get_analyses_targets():
 
 # --- transformer (Abnar & Zuidema) ---
 AZ = config["az"]
-AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
+AZ_DATASETS = get_available_datasets(AZ["datasets"], allow_empty=True) + (
+    ["linzen_agreement"] if AZ["linzen_path"] else []
+)
 AZ_SEEDS = AZ["seeds"]
 AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
 # table stem -> report title; the stems are attnexp.report.az.TABLES

@@ -200,9 +200,10 @@ def missing_data(spec: DatasetSpec, raw_dir: str | Path | None, user_files: dict
     if spec.user_files:
         paths = user_file_paths(spec, user_files)
         absent = [
-            f"data.user_files.{spec.user_group}.{r}" + (f" ({p} does not exist)" if p else " (not set)")
+            f"data.user_files.{spec.user_group}.{r}"
+            + (" (not set)" if p is None else f" ({p} is a directory, not a file)" if p.is_dir() else f" ({p} does not exist)")
             for r, p in paths.items()
-            if p is None or not p.exists()
+            if p is None or not p.is_file()
         ]
         if absent:
             return f"dataset {spec.name!r}: {spec.note or spec.description}. Set in the config: " + "; ".join(absent)

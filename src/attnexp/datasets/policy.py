@@ -46,9 +46,12 @@ def raw_input_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> li
     return [f"{root}/{rel}" for rel in spec.layouts[layout or "official"].values()]
 
 
-def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str | Path) -> list[str]:
+def check_datasets_available(
+    names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False
+) -> list[str]:
     """The datasets of `names` whose raw data is there; the others are dropped (data.on_missing: skip, with a
-    message on stderr) or refused (fail: ConfigError naming every missing file)."""
+    message on stderr) or refused (fail: ConfigError naming every missing file). `allow_empty`: a stage that
+    may run on no dataset at all (az.datasets) keeps an empty list instead of failing."""
     names = list(names)
     if all(get_dataset(n).synthetic for n in names):
         return names
@@ -71,7 +74,7 @@ def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str |
     if data["on_missing"] == "skip":
         kept = [n for n in names if n not in problems]
         print(f"Skipping {len(problems)} dataset(s) without raw data:\n  - {listing}", file=sys.stderr)
-        if not kept:
+        if not kept and not allow_empty:
             raise ConfigError("no dataset in the grid has its raw data; see the messages above")
         return kept
     raise ConfigError(
