@@ -193,7 +193,11 @@ def _semantic_problems(config: dict) -> list[str]:
 def _directory_problems(config: dict) -> list[str]:
     """User-named files (data.user_files, data.embeddings, az.linzen_path) that are directories."""
     data = config.get("data", {})
-    named = {f"data.user_files.{group}.{role}": path for group, roles in data.get("user_files", {}).items() for role, path in roles.items()}
+    named = {
+        f"data.user_files.{group}.{role}": path
+        for group, roles in data.get("user_files", {}).items()
+        for role, path in roles.items()
+    }
     named |= {f"data.embeddings.{name}": path for name, path in data.get("embeddings", {}).items()}
     named["az.linzen_path"] = config.get("az", {}).get("linzen_path")
     return [

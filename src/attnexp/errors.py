@@ -1,5 +1,10 @@
-"""The error a bad configuration raises, in a leaf module so every layer can raise it (re-exported by attnexp.config)."""
+"""Errors every layer can raise, in a leaf module (ConfigError is re-exported by attnexp.config)."""
 
 
 class ConfigError(ValueError):
     """The configuration is invalid; the message lists every problem and how to fix it."""
+
+
+class CorruptFileError(RuntimeError):
+    """A result file is damaged (unreadable, or its content no longer matches the checksum recorded when it was
+    written); the message names the file and says to delete it and rerun the workflow."""

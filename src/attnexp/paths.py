@@ -39,8 +39,14 @@ JW_SUMMARY_FIGURE = "summary/{attention}/{name}"
 FIGURE_MANIFEST = "figures.json"  # lists the figures one batch job drew
 
 # --- file sets (name -> file name inside a folder) ---
-PREPROCESSED_FILES = {"instances": "instances.parquet", "meta": "meta.json"}
-RUN_FILES = {"model": "model.pt", "metrics": "metrics.json", "history": "train_log.csv", "config": "config.yaml"}
+PREPROCESSED_FILES = {"instances": "instances.parquet", "meta": "meta.json", "timings": "timings.json"}
+RUN_FILES = {
+    "model": "model.pt",
+    "metrics": "metrics.json",
+    "history": "train_log.csv",
+    "config": "config.yaml",
+    "timings": "timings.json",  # wall-clock seconds per epoch: the one run file that differs between identical runs
+}
 DONOR_FILES = {f"{split}_{kind}": f"{split}_{kind}.parquet" for split in SPLITS for kind in ("predictions", "attention")}
 ANALYSIS_FILES = {
     "importance": "importance.parquet",
@@ -157,6 +163,11 @@ def jw_model_figure_files(
 def jw_summary_figure_files(attention="{attention}", name="{name}") -> dict[str, str]:
     """`results/figures/jw/summary/{attention}/{name}.{png,pdf}`."""
     return figure_files("jw", JW_SUMMARY_FIGURE.format(attention=attention, name=name))
+
+
+def checksum_file(path: str) -> str:
+    """The sha256 sidecar of a checkpoint or table (`sha256sum -c` reads it): `{path}.sha256`."""
+    return f"{path}.sha256"
 
 
 def log(stage: str, name: str) -> str:

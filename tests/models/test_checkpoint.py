@@ -15,6 +15,7 @@ from attnexp.models.checkpoint import load_model, save_model, write_run
 from attnexp.models.classifier import AttentionClassifier
 from attnexp.models.train import build_model
 from attnexp.models.transformer import TransformerClassifier, build_transformer
+from attnexp.provenance import code_version
 
 
 def _models(meta):
@@ -70,8 +71,11 @@ def test_write_run_writes_the_run_files(planted_sentiment, tmp_path):
     run_config = {"seed": 0, "dataset": "syn_sentiment", "hyperparameters": {"epochs": 2}}
     metrics = {"seed": 0, "accuracy": 0.75, "best_epoch": 1}
     write_run(outputs, model, history, run_config, metrics)
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(paths.RUN_FILES.values())
+    checksums = [paths.checksum_file(name) for name in ("model.pt", "train_log.csv")]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted([*paths.RUN_FILES.values(), *checksums])
     assert (tmp_path / "run/metrics.json").read_text() == json.dumps(metrics, indent=2, sort_keys=True) + "\n"
-    assert yaml.safe_load((tmp_path / "run/config.yaml").read_text()) == run_config
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "run/train_log.csv"), history)
-    assert torch.load(outputs["model"], weights_only=True)["extra"] == {"run_config": run_config}
+    recorded = {**run_config, "code_version": code_version()}
+    assert yaml.safe_load((tmp_path / "run/config.yaml").read_text()) == recorded
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "run/train_log.csv"), history.drop(columns="seconds"))
+    assert json.loads((tmp_path / "run/timings.json").read_text()) == {"seconds_per_epoch": [0.1, 0.2]}
+    assert torch.load(outputs["model"], weights_only=True)["extra"] == {"run_config": recorded}

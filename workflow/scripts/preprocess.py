@@ -7,6 +7,7 @@ with log_to(snakemake.log[0]):
         raw_dir=snakemake.params.raw_dir,
         instances_path=snakemake.output.instances,
         meta_path=snakemake.output.meta,
+        timings_path=snakemake.output.timings,
         options=dict(snakemake.params.options),
         user_files=dict(snakemake.params.user_files),
     )

@@ -14,8 +14,9 @@ from sklearn.model_selection import train_test_split
 from attnexp.data.vocab import build_vocabulary, encode
 from attnexp.datasets import DatasetSpec
 from attnexp.datasets.acquire import resolve_files, verify_files
-from attnexp.io import read_json, write_json, write_parquet
+from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.paths import PREPROCESSED_FILES
+from attnexp.provenance import code_version
 
 SPLITS = ("train", "dev", "test")
 
@@ -150,12 +151,12 @@ def write_preprocessed(instances: pd.DataFrame, meta: dict, instances_path: str 
 
 def read_preprocessed(instances: str | Path, meta: str | Path) -> tuple[pd.DataFrame, dict]:
     """The preprocessed dataset from its two files (`attnexp.paths.preprocessed_files`)."""
-    return pd.read_parquet(instances), read_json(meta)
+    return read_parquet(instances), read_json(meta)
 
 
 def load_preprocessed(directory: str | Path) -> tuple[pd.DataFrame, dict]:
     """The preprocessed dataset in `directory` (its file names from `attnexp.paths.PREPROCESSED_FILES`)."""
-    return read_preprocessed(*(Path(directory) / name for name in PREPROCESSED_FILES.values()))
+    return read_preprocessed(Path(directory) / PREPROCESSED_FILES["instances"], Path(directory) / PREPROCESSED_FILES["meta"])
 
 
 def split_frame(instances: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -175,8 +176,10 @@ def run_preprocess(
     meta_path: str | Path,
     options: dict,
     user_files: dict | None = None,
+    timings_path: str | Path | None = None,
 ) -> dict:
-    """Preprocess one dataset from its raw directory (or user-named files) and write the shared format."""
+    """Preprocess one dataset from its raw directory (or user-named files) and write the shared format; the
+    wall time goes to `timings_path`, so that meta.json is byte-identical between identical runs."""
     import time
 
     from attnexp.datasets import get_dataset
@@ -186,8 +189,10 @@ def run_preprocess(
     instances, meta = preprocess(
         spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False), user_files
     )
-    meta["seconds"] = round(time.perf_counter() - start, 2)
+    meta["code_version"] = code_version()
     write_preprocessed(instances, meta, instances_path, meta_path)
+    if timings_path is not None:
+        write_json(timings_path, {"seconds": round(time.perf_counter() - start, 2)})
     print(
         f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
         f"mean length {meta['mean_length']:.1f}"

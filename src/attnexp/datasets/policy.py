@@ -46,9 +46,7 @@ def raw_input_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> li
     return [f"{root}/{rel}" for rel in spec.layouts[layout or "official"].values()]
 
 
-def check_datasets_available(
-    names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False
-) -> list[str]:
+def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False) -> list[str]:
     """The datasets of `names` whose raw data is there; the others are dropped (data.on_missing: skip, with a
     message on stderr) or refused (fail: ConfigError naming every missing file). `allow_empty`: a stage that
     may run on no dataset at all (az.datasets) keeps an empty list instead of failing."""

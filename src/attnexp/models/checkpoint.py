@@ -6,15 +6,19 @@ kind; checkpoints written before kinds were recorded are told apart by their enc
 every run's files (`attnexp.paths.RUN_FILES`): J&W, W&P and A&Z runs look the same on disk.
 """
 
+import pickle
+import zipfile
 from dataclasses import asdict
 
 import pandas as pd
 import torch
 
-from attnexp.io import atomic_path, write_csv, write_json, write_yaml
+from attnexp.errors import CorruptFileError
+from attnexp.io import REBUILD, to_bytes, verify_checksum, write_bytes, write_csv, write_json, write_yaml
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.interface import AttentionModel
 from attnexp.models.transformer import TransformerClassifier, TransformerConfig
+from attnexp.provenance import code_version
 
 KINDS = {"classifier": (AttentionClassifier, ModelConfig), "transformer": (TransformerClassifier, TransformerConfig)}
 # kinds saved by code above the models (which never import it), and where their loader lives
@@ -24,8 +28,24 @@ LOADED_ELSEWHERE = {"guided": "attnexp.analyses.wp.donors.load_guided_model (it 
 def save_model(model: AttentionModel, path, extra: dict | None = None) -> None:
     """Write kind, config, weights and `extra` atomically; the kind is the class's `checkpoint_kind`."""
     checkpoint = {"kind": model.checkpoint_kind, "config": asdict(model.config), "state_dict": model.state_dict()}
-    with atomic_path(path) as tmp:
-        torch.save({**checkpoint, "extra": extra or {}}, tmp)
+    # saved through a buffer: torch.save records its target's file name in the archive, and a temporary
+    # name there would make identical runs differ; the sha256 sidecar catches later damage
+    write_bytes(path, to_bytes(torch.save, {**checkpoint, "extra": extra or {}}), checksum=True)
+
+
+def read_checkpoint(path) -> dict:
+    """The checkpoint dictionary at `path`, loaded weights-only after checking its recorded sha256; a damaged
+    file raises CorruptFileError naming it (never advising unsafe loading)."""
+    verify_checksum(path)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except (RuntimeError, OSError, EOFError, KeyError, ValueError, pickle.UnpicklingError, zipfile.BadZipFile) as err:
+        raise CorruptFileError(
+            f"{path} is not a readable checkpoint ({type(err).__name__}); it is damaged, truncated or not written "
+            f"by this workflow: {REBUILD}."
+        ) from None
 
 
 def checkpoint_kind(checkpoint: dict) -> str:
@@ -37,7 +57,7 @@ def checkpoint_kind(checkpoint: dict) -> str:
 
 def load_model(path) -> AttentionModel:
     """The model saved at `path`, in eval mode (J&W classifier or A&Z Transformer)."""
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    checkpoint = read_checkpoint(path)
     kind = checkpoint_kind(checkpoint)
     if kind not in KINDS:
         where = LOADED_ELSEWHERE.get(kind, "the loader of the code that saved it")
@@ -53,8 +73,22 @@ def load_model(path) -> AttentionModel:
 
 def write_run(outputs: dict, model: AttentionModel, history: pd.DataFrame, run_config: dict, metrics: dict) -> None:
     """One training run's files (keys of `attnexp.paths.RUN_FILES`): the model with its run config, the
-    per-epoch log, the run config and the test metrics."""
+    per-epoch log, the run config (with the code version) and the test metrics; the per-epoch wall times
+    (`history["seconds"]`) go to `timings.json` alone, so every other file is byte-identical between runs."""
+    run_config = {**run_config, "code_version": code_version()}
     save_model(model, outputs["model"], extra={"run_config": run_config})
-    write_csv(outputs["history"], history)
+    write_csv(outputs["history"], history.drop(columns="seconds", errors="ignore"))
     write_yaml(outputs["config"], run_config)
-    write_json(outputs["metrics"], metrics)
+    write_json(outputs["metrics"], _explain_missing(metrics))
+    if "timings" in outputs and "seconds" in history:
+        write_json(outputs["timings"], {"seconds_per_epoch": history["seconds"].round(3).tolist()})
+
+
+def _explain_missing(metrics: dict) -> dict:
+    """NaN metrics are written as null (strict JSON) with the reason in `undefined_metrics`: ROC-AUC and PR-AUC
+    need both classes in the test set."""
+    undefined = sorted(k for k, v in metrics.items() if isinstance(v, float) and v != v)
+    if not undefined:
+        return metrics
+    reason = "the test set holds a single class" if {"roc_auc", "pr_auc"} & set(undefined) else "not computable"
+    return {**metrics, "undefined_metrics": {k: reason for k in undefined}}

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from attnexp.analyses.az.run import METHODS
-from attnexp.io import read_json
+from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.style import FigureStyle, class_colours, new_figure, paper_style, save_figure
 from attnexp.report.tables import dataset_order, write_table
 
@@ -114,8 +114,8 @@ def write_az_tables(*, summary: str | Path, recovery: str | Path, gradient: str,
 
     `outputs` keys: `{stem}_{csv,md,tex}` for every stem in TABLES.
     """
-    correlations = pd.read_csv(summary)
-    found = pd.read_csv(recovery)
+    correlations = read_csv(summary)
+    found = read_csv(recovery)
     write_table(
         correlations,
         correlation_display(correlations, gradient),
@@ -171,7 +171,7 @@ def write_correlation_figure(
 ) -> None:
     """rho against layer for one dataset (from the across-seed summary); `outputs`: png, pdf."""
     with paper_style(style):
-        fig = correlation_figure(pd.read_csv(summary), dataset, gradient, style.palette, style.width)
+        fig = correlation_figure(read_csv(summary), dataset, gradient, style.palette, style.width)
         save_figure(fig, [outputs["png"], outputs["pdf"]], dpi=style.dpi)
 
 
@@ -217,5 +217,5 @@ def write_cls_maps(*, relevance: str | Path, meta: str | Path, style: FigureStyl
     """[CLS] maps of one trained Transformer from its relevance file; `meta` gives the vocabulary; `outputs`: png, pdf."""
     columns = ["instance_id", "length", "label", "predicted", "tokens", "subject", *METHODS]
     with paper_style(style):
-        fig = cls_map_figure(pd.read_parquet(relevance, columns=columns), read_json(meta)["vocab"], style.width)
+        fig = cls_map_figure(read_parquet(relevance, columns=columns), read_json(meta)["vocab"], style.width)
         save_figure(fig, [outputs["png"], outputs["pdf"]], dpi=style.dpi)

@@ -143,8 +143,9 @@ def save_figure(fig: Figure, paths: Sequence[str | Path] | Mapping[str, str | Pa
     if isinstance(paths, Mapping):
         paths = sorted(paths.values(), key=lambda path: Path(path).suffix != ".pdf")
     for index, path in enumerate(paths):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=Path(path).suffix.lstrip("."), dpi=dpi)
+        fmt = Path(path).suffix.lstrip(".")
+        with atomic_path(path) as tmp:  # no creation date in a PDF: the same figure gives the same bytes
+            fig.savefig(tmp, format=fmt, dpi=dpi, metadata={"CreationDate": None} if fmt == "pdf" else None)
         if index == 0:
             fig.set_layout_engine("none")
     plt.close(fig)

@@ -16,7 +16,7 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from attnexp.analyses.wp.settings import GUIDE_NAMES
-from attnexp.io import read_json
+from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.style import (
     COLUMN_WIDTH,
     MAX_ATTENTION_BINS,
@@ -148,7 +148,7 @@ def write_uniform_table(
     *, base_metrics: Sequence[Path], uniform_metrics: Sequence[Path], reported: Path | None, outputs: Mapping[str, Path]
 ) -> pd.DataFrame:
     """uniform_table.{csv,md,tex}; `reported`: an optional CSV (dataset, f1) of J&W's Table 1 F1."""
-    reference = pd.read_csv(reported).set_index("dataset")["f1"] if reported else None
+    reference = read_csv(reported).set_index("dataset")["f1"] if reported else None
     table = uniform_table([read_json(p) for p in base_metrics], [read_json(p) for p in uniform_metrics], reference)
     return _write(table, outputs, "uniform_table")
 
@@ -166,7 +166,7 @@ def write_adversarial_table(
 
 def write_points_table(*, points: Path, dataset: str, outputs: Mapping[str, Path]) -> pd.DataFrame:
     """The JSD/TVD points of one dataset as a table."""
-    return _write(pd.read_parquet(points), outputs, "jsd_tvd_points", f"{CAPTIONS['jsd_tvd_points']} Dataset: {dataset}.")
+    return _write(read_parquet(points), outputs, "jsd_tvd_points", f"{CAPTIONS['jsd_tvd_points']} Dataset: {dataset}.")
 
 
 # --- figures ---
@@ -279,7 +279,7 @@ def draw_variance_figures(
     style: FigureStyle,
 ) -> None:
     """Violin and scatter plots from a seed_variance (or adv_variance) parquet file, each to every path given."""
-    frame = pd.read_parquet(variance)
+    frame = read_parquet(variance)
     with paper_style(style):
         save_figure(seed_violin(frame, compared, title, style.palette, style.width), violin, style.dpi)
         save_figure(seed_scatter(frame, compared, title, style.palette, style.width), scatter, style.dpi)
@@ -288,4 +288,4 @@ def draw_variance_figures(
 def draw_jsd_tvd_figure(*, points: Path, paths: Sequence[Path], title: str, style: FigureStyle) -> None:
     """The JSD-TVD plane from a jsd_tvd_points parquet file."""
     with paper_style(style):
-        save_figure(jsd_tvd_figure(pd.read_parquet(points), title, style.palette, style.width), paths, style.dpi)
+        save_figure(jsd_tvd_figure(read_parquet(points), title, style.palette, style.width), paths, style.dpi)

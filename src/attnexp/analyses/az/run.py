@@ -16,7 +16,7 @@ import torch
 
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
-from attnexp.io import write_csv, write_parquet
+from attnexp.io import read_csv, read_parquet, write_csv, write_parquet
 from attnexp.models.interface import AttentionModel
 
 METHODS = ("raw", "rollout", "flow")
@@ -242,7 +242,7 @@ def run_az_analysis(
 
     torch.set_num_threads(threads)
     loaded = load_model(model)
-    test = split_frame(pd.read_parquet(instances), "test")
+    test = split_frame(read_parquet(instances), "test")
     if settings.n_examples and len(test) > settings.n_examples:
         keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))
         test = test.iloc[keep].reset_index(drop=True)
@@ -297,8 +297,8 @@ def combine_runs(runs: Sequence[Mapping], outputs: Mapping[str, str | Path]) -> 
     `run_az_analysis`); `outputs`: summary, recovery (CSV). With one seed, mean/std/n/n_nan (top1/mrr/share/n)
     are that run's values.
     """
-    summaries = [pd.read_csv(run["summary"]).assign(seed=int(run["seed"])) for run in runs]
-    recoveries = [pd.read_csv(run["recovery"]).assign(seed=int(run["seed"])) for run in runs]
+    summaries = [read_csv(run["summary"]).assign(seed=int(run["seed"])) for run in runs]
+    recoveries = [read_csv(run["recovery"]).assign(seed=int(run["seed"])) for run in runs]
     summary = across_seeds(pd.concat(summaries, ignore_index=True), SUMMARY_KEYS, ["mean", "std"], ["n", "n_nan"], "mean")
     recovery = pd.concat([f for f in recoveries if len(f)] or recoveries[:1], ignore_index=True)
     recovery = across_seeds(recovery, RECOVERY_KEYS, ["top1", "mrr", "share"], ["n"], "top1")

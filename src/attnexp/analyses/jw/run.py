@@ -10,15 +10,15 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
-import pandas as pd
 import torch
 
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
 from attnexp.analyses.jw.rationale import rationale_recovery
 from attnexp.data.preprocess import split_frame
-from attnexp.io import read_json, write_csv, write_parquet, write_yaml
+from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
 from attnexp.models.checkpoint import load_model
+from attnexp.provenance import code_version
 
 __all__ = ["AnalysisSettings", "run_analyses"]
 
@@ -48,7 +48,7 @@ def run_analyses(
     start = time.perf_counter()
     classifier = load_model(model)
     meta = read_json(meta)
-    rows = split_frame(pd.read_parquet(instances), "test")
+    rows = split_frame(read_parquet(instances), "test")
     seed = labels["seed"]
     print(f"analysing {labels}: {len(rows)} test instances, batch size {settings.batch_size}", flush=True)
 
@@ -73,6 +73,7 @@ def run_analyses(
             "classes": meta["classes"],
             "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),
             "adversary_hinge_epsilon": settings.adversary.hinge_epsilon(meta["task"]),
+            "code_version": code_version(),
         },
     )
     print(f"all analyses done in {time.perf_counter() - start:.1f}s", flush=True)

@@ -16,6 +16,8 @@ import torch
 
 from attnexp.data.batching import Batch, sequential_batches
 from attnexp.data.preprocess import split_frame
+from attnexp.io import read_parquet
+from attnexp.models.checkpoint import read_checkpoint
 from attnexp.models.classifier import AttentionClassifier, Encoded, ModelConfig
 
 ALIGNMENTS = ("instance_id", "strip_zeros")
@@ -131,9 +133,9 @@ def read_donor(
 ) -> DonorTable:
     """One DonorTable over every split a donor run stored (`files`: its `{split}_attention` and, with
     `with_p`, `{split}_predictions` parquet files). The strip_zeros alignment needs the recipient `instances`."""
-    attention = pd.concat([pd.read_parquet(files[f"{s}_attention"]) for s in DONOR_SPLITS], ignore_index=True)
+    attention = pd.concat([read_parquet(files[f"{s}_attention"]) for s in DONOR_SPLITS], ignore_index=True)
     predictions = (
-        pd.concat([pd.read_parquet(files[f"{s}_predictions"]) for s in DONOR_SPLITS], ignore_index=True) if with_p else None
+        pd.concat([read_parquet(files[f"{s}_predictions"]) for s in DONOR_SPLITS], ignore_index=True) if with_p else None
     )
     recipient = None if instances is None else [i for s in DONOR_SPLITS for i in split_frame(instances, s)["instance_id"]]
     if alignment == "strip_zeros" and recipient is None:
@@ -174,7 +176,7 @@ def load_guided_model(
 ) -> GuidedClassifier:
     """Rebuild a trained guided MLP (W&P §3.3) from its checkpoint and the donor run's stored attention
     (`guide_files`: `{split}_attention` paths; the run's config.yaml names the donor folder under `guide`)."""
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    checkpoint = read_checkpoint(path)
     if not _is_guided(checkpoint):
         raise ValueError(f"{path} is not a guided-MLP checkpoint; load it with attnexp.models.classifier.load_model")
     guides = read_donor(guide_files, instances, alignment, f"guide of {path}")

@@ -16,7 +16,7 @@ from attnexp.analyses.wp.donors import DONOR_SPLITS, GuidedClassifier, donor_out
 from attnexp.analyses.wp.seed_variance import attention_matrix, probabilities, seed_variance
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.data.preprocess import read_preprocessed, split_frame
-from attnexp.io import read_json, write_json, write_parquet
+from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
 from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
 
@@ -133,10 +133,10 @@ def aggregate(values: np.ndarray, aggregation: str) -> float:
 
 def divergences_from_base(base_files: Files, run_files: Files, tvd_binary: str) -> tuple[np.ndarray, np.ndarray]:
     """Per test instance (TVD, JSD) between a run and the base, matched by instance id."""
-    base_predictions = pd.read_parquet(base_files["test_predictions"])
+    base_predictions = read_parquet(base_files["test_predictions"])
     ids = list(base_predictions["instance_id"])
-    run_predictions, run_attention = pd.read_parquet(run_files["test_predictions"]), pd.read_parquet(run_files["test_attention"])
-    base_attention = attention_matrix(pd.read_parquet(base_files["test_attention"]), ids)
+    run_predictions, run_attention = read_parquet(run_files["test_predictions"]), read_parquet(run_files["test_attention"])
+    base_attention = attention_matrix(read_parquet(base_files["test_attention"]), ids)
     return divergence_to_base(
         probabilities(base_predictions, ids),
         base_attention,
@@ -194,10 +194,10 @@ def run_wp_adversary(
 def _variance(
     base_files: Files, comparisons: list[tuple[pd.DataFrame, pd.DataFrame]], output: str | PathLike, variant: str
 ) -> pd.DataFrame:
-    base_predictions = pd.read_parquet(base_files["test_predictions"])
+    base_predictions = read_parquet(base_files["test_predictions"])
     ids = list(base_predictions["instance_id"])
     other_p = np.stack([probabilities(predictions, ids) for predictions, _ in comparisons])
-    matrices = [attention_matrix(pd.read_parquet(base_files["test_attention"]), ids)]
+    matrices = [attention_matrix(read_parquet(base_files["test_attention"]), ids)]
     matrices += [attention_matrix(attention, ids) for _, attention in comparisons]
     width = max(m.shape[1] for m in matrices)
     matrices = [np.pad(m, ((0, 0), (0, width - m.shape[1]))) for m in matrices]
@@ -212,7 +212,7 @@ def run_seed_variance(
     *, base_files: Files, seed_files: Sequence[Files], settings: WPSettings, output: str | PathLike
 ) -> pd.DataFrame:
     """seed_variance.parquet for one dataset: every extra seed against the base seed, per test instance."""
-    runs = [(pd.read_parquet(f["test_predictions"]), pd.read_parquet(f["test_attention"])) for f in seed_files]
+    runs = [(read_parquet(f["test_predictions"]), read_parquet(f["test_attention"])) for f in seed_files]
     return _variance(base_files, runs, output, settings.seed_plot_variant)
 
 
@@ -220,7 +220,7 @@ def run_adversary_variance(
     *, base_files: Files, jw_adversary: str | PathLike, settings: WPSettings, output: str | PathLike
 ) -> pd.DataFrame:
     """adv_variance.parquet: the J&W per-instance adversary runs (epsilon-max picks) against the base."""
-    frame = pd.read_parquet(jw_adversary)
+    frame = read_parquet(jw_adversary)
     runs = [
         (
             pd.DataFrame({"instance_id": part["instance_id"], "p": [o[1] for o in part["adversarial_output"]]}),
@@ -245,7 +245,7 @@ def run_jw_adversary(
     times with different starts; the analyses contract's adversary.parquet columns plus `run`."""
     torch.set_num_threads(threads)
     classifier = load_model(model)
-    test = split_frame(pd.read_parquet(instances), "test")
+    test = split_frame(read_parquet(instances), "test")
     parts = []
     for run in range(settings.jw_adversary_runs):
         print(f"J&W adversary run {run + 1}/{settings.jw_adversary_runs}")
@@ -286,7 +286,7 @@ def jsd_tvd_points(
             }
         )
     if jw_adversary:
-        frame = pd.read_parquet(jw_adversary)
+        frame = read_parquet(jw_adversary)
         per_run = frame.groupby("run").agg(
             jsd=("emax_jsd", lambda v: aggregate(v, aggregation)), tvd=("emax_tvd", lambda v: aggregate(v, aggregation))
         )

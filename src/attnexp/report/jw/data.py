@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from attnexp.io import read_json
+from attnexp.io import read_json, read_parquet
 from attnexp.report.style import MAX_ATTENTION_BINS, MAX_ATTENTION_LABELS, FigureStyle, hue_labels
 
 
@@ -81,7 +81,7 @@ def load_model_results(
     meta = read_json(meta_path)
     instances = None
     if instances_path is not None:
-        instances = pd.read_parquet(instances_path, columns=["instance_id", "split", "tokens"])
+        instances = read_parquet(instances_path, columns=["instance_id", "split", "tokens"])
         instances = instances[instances["split"] == "test"].reset_index(drop=True)
     return ModelResults(
         dataset=dataset,
@@ -91,9 +91,9 @@ def load_model_results(
         task=meta["task"],
         classes=[str(c) for c in meta["classes"]],
         vocab=list(meta.get("vocab", [])),
-        importance=pd.read_parquet(importance_path, columns=["instance_id", "attention"]) if importance_path else None,
-        kendall=pd.read_parquet(kendall_path) if kendall_path else None,
-        permutation=pd.read_parquet(permutation_path) if permutation_path else None,
-        adversary=pd.read_parquet(adversary_path) if adversary_path else None,
+        importance=read_parquet(importance_path, columns=["instance_id", "attention"]) if importance_path else None,
+        kendall=read_parquet(kendall_path) if kendall_path else None,
+        permutation=read_parquet(permutation_path) if permutation_path else None,
+        adversary=read_parquet(adversary_path) if adversary_path else None,
         instances=instances,
     )

@@ -6,9 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
-import pandas as pd
-
-from attnexp.io import write_json
+from attnexp.io import read_csv, write_json
 from attnexp.report.jw.adversary import adversary_examples, adversary_histogram, adversary_violin
 from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.jw.data import FigureOptions, load_model_results
@@ -93,7 +91,7 @@ def render_summary_figures(
     unknown = sorted(names - set(SUMMARY_FIGURE_NAMES))
     if unknown:
         raise ValueError(f"unknown summary figure(s) {unknown}; known: {', '.join(SUMMARY_FIGURE_NAMES)}")
-    kendall_table, cross_table = pd.read_csv(kendall), pd.read_csv(cross_measure)
+    kendall_table, cross_table = read_csv(kendall), read_csv(cross_measure)
     written = []
     with paper_style():
         for attention, by_name in figures.items():

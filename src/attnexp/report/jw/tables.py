@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from attnexp.io import read_json
+from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.tables import across_seeds, dataset_order, write_table
 
 MODEL_KEYS = ["dataset", "encoder", "attention"]
@@ -299,7 +299,7 @@ def _labelled(models: Sequence[Mapping], paths: Sequence[str | Path]) -> list[di
             f"{len(models)} model labels but {len(paths)} kendall tables; the workflow must pass them in the same order"
         )
     return [
-        {**model, "kendall": pd.read_parquet(path, columns=["instance_id", "predicted", "pair", "tau", "p_value", "is_nan"])}
+        {**model, "kendall": read_parquet(path, columns=["instance_id", "predicted", "pair", "tau", "p_value", "is_nan"])}
         for model, path in zip(models, paths, strict=True)
     ]
 
@@ -353,7 +353,7 @@ def build_cross_measure(
 def build_rationale_table(
     *, recovery: Sequence[str | Path], outputs: Mapping[str, str | Path], bootstrap_options: Mapping | None = None
 ) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in recovery]
+    frames = [read_csv(p) for p in recovery]
     table = rationale_recovery(frames, bootstrap_options)
     order = dataset_order([d for f in frames for d in f.get("dataset", [])])
     write_table(table, outputs, caption=CAPTIONS["rationale_recovery"], display=rationale_display(table, order))
