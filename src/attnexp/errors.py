@@ -8,3 +8,8 @@ class ConfigError(ValueError):
 class CorruptFileError(RuntimeError):
     """A result file is damaged (unreadable, or its content no longer matches the checksum recorded when it was
     written); the message names the file and says to delete it and rerun the workflow."""
+
+
+class DataError(RuntimeError):
+    """Raw data is missing, corrupt or truncated, or cannot be downloaded; the message says which file (or
+    URL) and what to do (re-exported by attnexp.datasets.acquire)."""

@@ -6,6 +6,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
+from attnexp.errors import ConfigError, CorruptFileError, DataError
+
+EXPLAINED = (ConfigError, CorruptFileError, DataError)  # errors whose message names the problem and the fix
+
 
 @contextmanager
 def log_to(path: str | os.PathLike) -> Iterator[None]:
@@ -14,6 +18,9 @@ def log_to(path: str | os.PathLike) -> Iterator[None]:
     with open(path, "w", buffering=1) as handle, redirect_stdout(handle), redirect_stderr(handle):
         try:
             yield
+        except EXPLAINED as err:  # the message says what failed and what to do: no traceback to read through
+            print(f"ERROR: {err}", file=handle)
+            raise SystemExit(f"ERROR: {err}\n(log: {path})") from None
         except BaseException:
             import traceback
 

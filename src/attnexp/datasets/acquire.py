@@ -9,6 +9,9 @@ job runs, naming the files and where to put them.
 import hashlib
 import shutil
 import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -16,10 +19,9 @@ from pathlib import Path
 
 from attnexp.datasets.babi_format import BABI_TASK_FILES
 from attnexp.datasets.registry import DatasetSpec
+from attnexp.errors import DataError
 
-
-class DataError(RuntimeError):
-    """Raw data is missing, corrupt or truncated; the message says which file and what to do."""
+__all__ = ["DOWNLOADS", "DataError", "Download", "download", "find_layout", "missing_data", "resolve_files"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Download:
     member_sha256: dict[str, str]  # extracted file -> sha256 (the SHA256SUMS of ../shared/data for verbatim copies)
     homepage: str
     outputs: tuple[str, ...]  # what the download rule writes under resources/raw (trailing "/": a directory)
+    hosts: tuple[str, ...] = ()  # hosts (and their subdomains) a redirect may lead to; () = the URL's own host
 
 
 def _babi_member(language: str, task: int, split: str) -> str:
@@ -52,6 +55,7 @@ DOWNLOADS: dict[str, Download] = {
         },
         homepage="https://nlp.stanford.edu/sentiment/",
         outputs=("trees/train.txt", "trees/dev.txt", "trees/test.txt"),
+        hosts=("stanford.edu",),
     ),
     "imdb": Download(
         url="https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
@@ -61,6 +65,7 @@ DOWNLOADS: dict[str, Download] = {
         member_sha256={"aclImdb/README": "8997da3508dfb0d2274dce886966cf353f32e62c504b9504102e8a8bcf3eb034"},
         homepage="https://ai.stanford.edu/~amaas/data/sentiment/",
         outputs=("aclImdb/README",),
+        hosts=("stanford.edu",),
     ),
     "20news": Download(
         url="https://ndownloader.figshare.com/files/5975967",  # scikit-learn's mirror of qwone.com's 20news-bydate.tar.gz
@@ -70,6 +75,7 @@ DOWNLOADS: dict[str, Download] = {
         member_sha256={},
         homepage="http://qwone.com/~jason/20Newsgroups/",
         outputs=("20news-bydate-train/", "20news-bydate-test/"),
+        hosts=("figshare.com", "amazonaws.com"),  # figshare serves its files from S3; the sha256 is pinned
     ),
     "agnews": Download(  # the CSVs of ag_news_csv.tar.gz as torchtext fetches them (MD5s pinned by torchtext)
         url="https://raw.githubusercontent.com/mhjabreel/CharCnn_Keras/master/data/ag_news_csv/{member}",
@@ -94,6 +100,10 @@ DOWNLOADS: dict[str, Download] = {
             _babi_member("en", 1, "test"): "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b",
             _babi_member("en", 2, "test"): "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6",
             _babi_member("en", 3, "test"): "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f",
+            # en-10k's test files are byte-identical to en's (../shared/data/SHA256SUMS)
+            _babi_member("en-10k", 1, "test"): "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b",
+            _babi_member("en-10k", 2, "test"): "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6",
+            _babi_member("en-10k", 3, "test"): "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f",
         },
         homepage="https://research.facebook.com/downloads/babi/",
         outputs=tuple(
@@ -114,6 +124,31 @@ DOWNLOADS: dict[str, Download] = {
     ),
 }
 AGNEWS_MD5 = {"train.csv": "b1a00f826fdfbd249f79597b59e1dc12", "test.csv": "d52ea96a97a2d943681189a97654912d"}
+# sha256 of the files of the `shared` layout (../shared/data/SHA256SUMS): a copy is verified even without
+# that SHA256SUMS file beside it, the same way as the official layout's members
+SHARED_SHA256 = {
+    "20newsgroups/20news-bydate.jsonl.xz": "fbc05fb42558581e7836044913d0b0ebbaf6b5019d2a1c2da208c3d8e9032964",
+    "agnews/test.csv": "521465c2428ed7f02f8d6db6ffdd4b5447c1c701962353eb2c40d548c3c85699",
+    "babi/en-10k/qa1_single-supporting-fact_test.txt": "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b",
+    "babi/en-10k/qa1_single-supporting-fact_train.txt": "749ea9f7c99070feb2d88c975a254417a0dcc8274add4435ae5ae24c7afc7e9d",
+    "babi/en-10k/qa2_two-supporting-facts_test.txt": "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6",
+    "babi/en-10k/qa2_two-supporting-facts_train.txt": "d4074c0c5d54f70ce2f538056ce2b6ef6a313da336da4245f1a24f1298e37ef3",
+    "babi/en-10k/qa3_three-supporting-facts_test.txt": "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f",
+    "babi/en/qa1_single-supporting-fact_test.txt": "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b",
+    "babi/en/qa1_single-supporting-fact_train.txt": "c64ba9b1a49bbb111ffc4cd2ae4f129d25c012399dd7ade9679eea464b9afb05",
+    "babi/en/qa2_two-supporting-facts_test.txt": "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6",
+    "babi/en/qa2_two-supporting-facts_train.txt": "a4978af5bc0dc30191810e7c9949aaa6eae939ed0f6beb9fcb5f4330c2a27860",
+    "babi/en/qa3_three-supporting-facts_test.txt": "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f",
+    "babi/en/qa3_three-supporting-facts_train.txt": "a6e78019f36a02a7ed71fe6aaded0b563ff09c8deec392931801fcd9c6af4d60",
+    "imdb/README_aclImdb.txt": "8997da3508dfb0d2274dce886966cf353f32e62c504b9504102e8a8bcf3eb034",
+    "imdb/aclImdb_train_test.jsonl.gz": "42487b8d603152fcda7ad279f5b60244c992481df92735285924bddbd647ef42",
+    "snli/snli_1.0_dev.tsv": "dc3cdacf1cef526dccd5ca58fb195b66f249c9b15dff0d46ff0d4d138e1e1e4d",
+    "snli/snli_1.0_test.tsv": "c56822451475e7dccf12cd2e68676fa1ccb0ac8c8d9b751c01915003712bb202",
+    "sst/dev.txt": "0e9336aed6e4730e19f58d00a77b3f0297efdb755f7b5e598c98a05e3f97ea40",
+    "sst/jw_sst_dataset.csv": "f1cb07e552c8522c7a35895465156dfb3206395fbc64e705808f31d67f86df23",
+    "sst/test.txt": "6e54806dee95cf80cd918e7dfb3f6770f6df24bf826f289a4d1f709e1c8f6761",
+    "sst/train.txt": "e2f3f41b0b1e6d4dddc0effe3bfc2d27ed8928079aa9a03d652311614fc5feb7",
+}
 
 
 def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
@@ -136,6 +171,7 @@ def known_checksums() -> dict[str, tuple[str, str]]:
     known = {member: ("sha256", digest) for d in DOWNLOADS.values() for member, digest in d.member_sha256.items()}
     known |= {f"ag_news_csv/{name}": ("md5", digest) for name, digest in AGNEWS_MD5.items()}
     known |= {f"agnews/{name}": ("md5", digest) for name, digest in AGNEWS_MD5.items()}
+    known |= {name: ("sha256", digest) for name, digest in SHARED_SHA256.items()}
     return known
 
 
@@ -219,24 +255,88 @@ def missing_data(spec: DatasetSpec, raw_dir: str | Path | None, user_files: dict
     return f"dataset {spec.name!r}{hint}: missing raw file(s) under data.raw_data_dir={raw_dir}; provide the {options}"
 
 
-def _fetch(url: str, target: Path) -> None:
+LOCAL_ALTERNATIVE = (
+    "Without internet access, copy the raw files in the layout of ../shared/data (or of the extracted official "
+    "archive) into a folder and set data.raw_data_dir to it"
+)
+
+
+def _host_allowed(url: str, hosts: tuple[str, ...]) -> bool:
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme == "file":
+        return True  # a local mirror
+    host = (parsed.hostname or "").lower()
+    return parsed.scheme == "https" and any(host == h or host.endswith("." + h) for h in hosts)
+
+
+class _AllowedRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to an expected host, over HTTPS."""
+
+    def __init__(self, hosts: tuple[str, ...]):
+        self.hosts = hosts
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if not _host_allowed(newurl, self.hosts):
+            raise DataError(
+                f"{req.full_url} redirects to {newurl}, which is not an expected host ({', '.join(self.hosts)}, "
+                f"HTTPS only); nothing was downloaded. {LOCAL_ALTERNATIVE}."
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _expected_hosts(url: str, hosts: tuple[str, ...]) -> tuple[str, ...]:
+    return hosts or ((urllib.parse.urlsplit(url).hostname or "").lower(),)
+
+
+def _fetch(url: str, target: Path, hosts: tuple[str, ...] = ()) -> None:
+    """Download `url` to `target` (via `target.part`); redirects only to `hosts`; no network: one DataError."""
+    hosts = _expected_hosts(url, hosts)
+    if not _host_allowed(url, hosts):
+        raise DataError(f"refusing to download {url}: only HTTPS from {', '.join(hosts)} is expected")
     tmp = target.with_name(target.name + ".part")
-    with urllib.request.urlopen(url, timeout=60) as response, open(tmp, "wb") as out:
-        shutil.copyfileobj(response, out)
+    opener = urllib.request.build_opener(_AllowedRedirects(hosts))
+    try:
+        with opener.open(url, timeout=60) as response, open(tmp, "wb") as out:
+            shutil.copyfileobj(response, out)
+    except (TimeoutError, urllib.error.URLError, ConnectionError) as err:
+        tmp.unlink(missing_ok=True)
+        reason = getattr(err, "reason", err)
+        raise DataError(f"cannot download {url} ({reason}). {LOCAL_ALTERNATIVE}.") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(target)
 
 
-def _check(path: Path, algorithm: str | None, digest: str | None, what: str) -> None:
+def _check(path: Path, algorithm: str | None, digest: str | None, what: str, delete: tuple[Path, ...] = ()) -> None:
+    """DataError when `path` has not the expected digest; `path` (and `delete`) are removed first."""
     if algorithm and digest and file_digest(path, algorithm) != digest:
-        path.unlink(missing_ok=True)
+        for bad in (path, *delete):
+            bad.unlink(missing_ok=True)
         raise DataError(
-            f"{what}: {algorithm} of {path} is not {digest}; the download is corrupt or partial and was "
-            "deleted. Run again, or fetch the file by hand and set data.raw_data_dir."
+            f"{what}: {algorithm} of {path} is not {digest}; the download is corrupt or partial (or tampered with) and "
+            f"was deleted{' with its archive' if delete else ''}. Run again, or fetch the file by hand and set "
+            "data.raw_data_dir."
         )
 
 
+def _extract(archive: Path, target: Path) -> None:
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as handle:
+                handle.extractall(target)  # zipfile drops absolute paths and ".." components
+        else:
+            with tarfile.open(archive) as handle:
+                handle.extractall(target, filter="data")
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as err:
+        archive.unlink(missing_ok=True)
+        raise DataError(f"{archive} cannot be extracted ({err}); it is corrupt or truncated and was deleted. Run again.") from err
+
+
 def download(name: str, archive_dir: str | Path, raw_dir: str | Path) -> list[Path]:
-    """Fetch one official archive, verify its checksum, extract it under `raw_dir`, verify the members."""
+    """Fetch one official archive and verify its checksum; extract it into a temporary folder, verify every
+    member whose checksum is known, and only then move the expected outputs (nothing else the archive may hold)
+    into `raw_dir`. Whatever fails verification is deleted."""
     spec = DOWNLOADS[name]
     archive_dir, raw_dir = Path(archive_dir), Path(raw_dir)
     archive_dir.mkdir(parents=True, exist_ok=True)
@@ -247,26 +347,34 @@ def download(name: str, archive_dir: str | Path, raw_dir: str | Path) -> list[Pa
             target = raw_dir / spec.filename / member
             target.parent.mkdir(parents=True, exist_ok=True)
             print(f"downloading {spec.url.format(member=member)}")
-            _fetch(spec.url.format(member=member), target)
+            _fetch(spec.url.format(member=member), target, spec.hosts)
             _check(target, "md5", md5, f"AG News {member}")
             written.append(target)
         return written
     archive = archive_dir / spec.filename
     if not archive.exists():
         print(f"downloading {spec.url} -> {archive}")
-        _fetch(spec.url, archive)
+        _fetch(spec.url, archive, spec.hosts)
     _check(archive, spec.algorithm, spec.digest, name)
-    print(f"extracting {archive} -> {raw_dir}")
+    staging = Path(tempfile.mkdtemp(dir=raw_dir, prefix=f".{name}.", suffix=".extracting"))
     try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as handle:
-                handle.extractall(raw_dir)
-        else:
-            with tarfile.open(archive) as handle:
-                handle.extractall(raw_dir, filter="data")
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as err:
-        archive.unlink(missing_ok=True)
-        raise DataError(f"{archive} cannot be extracted ({err}); it is corrupt or truncated and was deleted. Run again.") from err
-    for member, digest in spec.member_sha256.items():
-        _check(raw_dir / member, "sha256", digest, f"{name} member {member}")
+        print(f"extracting {archive} -> {staging}")
+        _extract(archive, staging)
+        for member, digest in spec.member_sha256.items():
+            if not (staging / member).is_file():
+                archive.unlink(missing_ok=True)
+                raise DataError(f"{archive} lacks {member}; it is not the expected archive and was deleted. Run again.")
+            _check(staging / member, "sha256", digest, f"{name} member {member}", delete=(archive,))
+        for out in spec.outputs:
+            source, target = staging / out.rstrip("/"), raw_dir / out.rstrip("/")
+            if not source.exists():
+                archive.unlink(missing_ok=True)
+                raise DataError(f"{archive} lacks {out}; it is not the expected archive and was deleted. Run again.")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_dir():
+                shutil.rmtree(target)
+            source.replace(target)
+        print(f"verified and moved {len(spec.outputs)} output(s) into {raw_dir}")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return [raw_dir / m for m in spec.member_sha256]
