@@ -50,3 +50,30 @@ def test_invalid_config_fails_before_any_job(tmp_path):
     output = result.stdout + result.stderr
     assert "encoders[1]" in output and "'transformr'" in output and "lstm" in output
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.slow
+def test_rerunning_jobs_gives_byte_identical_files_readable_by_collaborators(finished_run):
+    """Same config and seed: preprocessing, training (J&W and A&Z), a table and a figure rerun to the same bytes;
+    every file under results/ gets the umask's permissions (not the temporary files' private 0600)."""
+    import os
+    import stat
+
+    from attnexp import paths
+
+    targets = [
+        *(v for k, v in paths.preprocessed_files("syn_sentiment").items() if k != "timings"),
+        *(v for k, v in paths.model_files("syn_sentiment", "average", "tanh", 0).items() if k != "timings"),
+        paths.model_files("syn_agreement", "transformer", "self", 0)["model"],
+        sorted(str(p.relative_to(finished_run)) for p in (finished_run / "results/tables").rglob("*.csv"))[0],
+        sorted(str(p.relative_to(finished_run)) for p in (finished_run / "results/figures").rglob("*.pdf"))[0],
+    ]
+    before = {target: (finished_run / target).read_bytes() for target in targets}
+    rerun = snakemake(finished_run, "--force", *targets)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    changed = [target for target in targets if (finished_run / target).read_bytes() != before[target]]
+    assert changed == []
+    mask = os.umask(0)
+    os.umask(mask)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in (finished_run / "results").rglob("*") if p.is_file()}
+    assert modes == {0o666 & ~mask}
