@@ -124,3 +124,17 @@ def test_a_yaml_syntax_error_in_the_config_file_stops_snakemake_naming_the_line(
     result = snakemake(tmp_path, "--dry-run")
     assert result.returncode != 0 and "config/config.yaml, line 2" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_every_schema_property_documents_itself():
+    """A key without a `description` is undocumented in the schema (new keys need one; see the contract)."""
+
+    def undocumented(node, prefix=""):
+        missing = []
+        for name, sub in node.get("properties", {}).items():
+            missing += [] if "description" in sub else [prefix + name]
+            missing += undocumented(sub, f"{prefix}{name}.")
+        extra = node.get("additionalProperties")
+        return missing + (undocumented(extra, f"{prefix}<name>.") if isinstance(extra, dict) else [])
+
+    assert undocumented(yaml.safe_load(SCHEMA.read_text())) == []
