@@ -68,6 +68,7 @@ AZ_FILES = {
     "correlations": "correlations.parquet",
     "summary": "correlation_summary.csv",
     "recovery": "subject_recovery.csv",
+    "timings": "timings.json",  # flow seconds per example: the one A&Z file that differs between identical runs
 }
 
 

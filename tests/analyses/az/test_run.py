@@ -1,6 +1,7 @@
 """The A&Z driver: typed settings from the schema, one run's files, the combination across seeds."""
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,7 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     recovery = pd.read_csv(outputs["recovery"])
     assert set(recovery["method"]) == {"raw", "rollout", "flow", "blankout", "grad", "grad_x_input"}
     assert len(pd.read_parquet(outputs["correlations"])) == 5 * 3 * 3 * 2
+    assert "flow_seconds" not in relevance and len(json.loads(outputs["timings"].read_text())["flow_seconds"]) == 5
 
 
 def summary_frame(task: str, mean: float, n_nan: int = 0) -> pd.DataFrame:
