@@ -42,7 +42,7 @@ SEEDS = config["seeds"]
 wildcard_constraints:
     dataset="|".join(sorted(DATASETS)),
     encoder="|".join([*names.ENCODERS, names.TRANSFORMER_ENCODER]),
-    attention="|".join([*names.ATTENTIONS, names.TRANSFORMER_ATTENTION]),
+    attention="|".join([*names.ATTENTIONS, *names.TRANSFORMER_ATTENTIONS]),
     seed=r"\d+",
 
 
@@ -200,6 +200,13 @@ AZ = config["az"]
 AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
 AZ_SEEDS = AZ["seeds"]
 AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
+# the Transformer the A&Z analyses read (standard blocks unless az.tied_cls_attention); the J&W analyses
+# swap one [CLS] distribution and always read the tied variant
+AZ_ATTENTION = (
+    names.TRANSFORMER_TIED_ATTENTION
+    if AZ["tied_cls_attention"]
+    else names.TRANSFORMER_ATTENTION
+)
 # table stem -> report title; the stems are attnexp.report.az.TABLES
 AZ_TABLES = {
     "correlations": "Spearman's rho by layer",
@@ -267,10 +274,12 @@ def get_az_targets():
         return []
     runs = [(d, s) for d in AZ_DATASETS for s in AZ_SEEDS]
     models = [
-        paths.model_files(d, "transformer", "self", s)["metrics"] for d, s in runs
+        paths.model_files(d, "transformer", AZ_ATTENTION, s)["metrics"] for d, s in runs
     ]
     jw = [
-        paths.analysis_files(d, "transformer", "self", s)["kendall_summary"]
+        paths.analysis_files(d, "transformer", names.TRANSFORMER_TIED_ATTENTION, s)[
+            "kendall_summary"
+        ]
         for d, s in (runs if AZ["jw_analyses"] else [])
     ]
     return [

@@ -4,3 +4,6 @@ config schema's choices read them at parse time."""
 ENCODERS = ("lstm", "cnn", "average")  # J&W encoders (models.encoders)
 ATTENTIONS = ("tanh", "dot", "uniform")  # J&W attention functions (models.attention)
 TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION = "transformer", "self"  # A&Z runs: results/models/.../transformer-self/
+# the same Transformer whose last-layer [CLS] row is one head-averaged distribution (J&W analyses swap it)
+TRANSFORMER_TIED_ATTENTION = "tiedcls"
+TRANSFORMER_ATTENTIONS = (TRANSFORMER_ATTENTION, TRANSFORMER_TIED_ATTENTION)

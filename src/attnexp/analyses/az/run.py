@@ -60,7 +60,11 @@ def relevance_and_importance(
     score: str,
     progress: Callable[[str], None] = print,
 ) -> pd.DataFrame:
-    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
+    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds.
+
+    The n positions are the Transformer's input, [CLS] + the words (A&Z §2.1): the closing marker of the
+    preprocessed tokens is not part of it (the model masks it out), so every vector stops before it.
+    """
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
@@ -69,13 +73,15 @@ def relevance_and_importance(
     records = []
     for number, batch in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
-        lengths = batch.lengths
+        lengths = batch.lengths - 1  # [CLS] + words: the closing marker is not an input position
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
-            augmented = residual_augment(head_average(maps), rollout_residual)
+            averaged = head_average(maps)
+            augmented = residual_augment(averaged)  # flow capacities: always Â = 0.5 W + 0.5 I (§3.5)
             raw = raw_relevance(maps, lengths, relevance_row)
-            roll = relevance_rows(rollout(augmented), lengths, relevance_row)
+            rolled = rollout(residual_augment(averaged, rollout_residual))  # the ablation changes rollout only
+            roll = relevance_rows(rolled, lengths, relevance_row)
         flow, seconds = batch_flow(
             augmented.double().numpy(),
             lengths.numpy(),
@@ -119,11 +125,13 @@ def _padded(column: pd.Series, width: int) -> np.ndarray:
 
 
 def correlations(relevance: pd.DataFrame, dataset: str, *, exclude_special: bool, spearman: str) -> pd.DataFrame:
-    """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5)."""
+    """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5).
+
+    Vectors cover [CLS] + the words; `exclude_special` drops [CLS] (position 0) before correlating."""
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
     special = int(exclude_special)
-    starts, stops = np.full(len(lengths), special), lengths - special
+    starts, stops = np.full(len(lengths), special), lengths
     n_layers = len(relevance["raw"].iloc[0])
     parts = []
     for importance in IMPORTANCES:
@@ -180,7 +188,7 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
     """How well each method (and importance) at each layer finds the ground truth among the words.
 
     `truth` lists token positions per example (the subject on agreement data, the planted cues on other
-    generated data); examples without any are skipped. Only word positions (1 .. n-2) compete. top1: the
+    generated data); examples without any are skipped. Only word positions (1 .. n-1; 0 is [CLS]) compete. top1: the
     highest-relevance word is a ground-truth token; mrr: mean reciprocal rank of the best-ranked one;
     share: mean relevance mass on ground-truth tokens among the words.
     """
@@ -190,7 +198,7 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
         return pd.DataFrame(columns=["task", "method", "layer", "top1", "mrr", "share", "n"])
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
-    words = (np.arange(width)[None, :] >= 1) & (np.arange(width)[None, :] < lengths[:, None] - 1)
+    words = (np.arange(width)[None, :] >= 1) & (np.arange(width)[None, :] < lengths[:, None])
     target = np.zeros_like(words)
     for i, positions in enumerate(truth):
         target[i, list(positions)] = True
