@@ -128,3 +128,46 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
     assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(3, 4, 2, "test", True, 0.5, 0.0)
     with pytest.raises(ValueError, match="hyperparameters"):
         TrainSettings.from_config(config, seed=1)
+
+
+def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_epoch_0(planted_sentiment):
+    """A&Z spec §2.1: cross-entropy, the best dev accuracy is kept (epoch 0 included), early stopping."""
+    from attnexp.data.batching import collate
+    from attnexp.data.preprocess import split_frame
+    from attnexp.models.train import CrossEntropy, az_objective, predict_distribution
+    from tests.factories import validated_config
+
+    instances, meta = planted_sentiment
+    config = validated_config()
+    assert (TrainSettings.from_config(config, seed=0, paper="az").epochs, config["az"]["train"]["patience"]) == (20, 3)
+    assert isinstance(az_objective("spec", 3), CrossEntropy) and type(az_objective("jw", 3)) is Classification
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    objective = az_objective("spec", 2)
+    objective.start(model, instances, split_frame(instances, "train"), train_settings(1, 64))
+    rows = split_frame(instances, "train").iloc[:40]
+    rows = rows.assign(label=[1] * 30 + [0] * 10)  # imbalanced: class weights would change the loss
+    batch = collate(rows)
+    z = model(batch).logits
+    two_class = torch.stack([torch.zeros_like(z), z], dim=-1)
+    assert torch.isclose(objective.loss(model, batch), torch.nn.functional.cross_entropy(two_class, batch.labels))
+
+    result = fit(model, instances, train_settings(2, 64, seed=0, paper="az"), objective, lambda _: None)
+    assert list(result.history.columns) == ["epoch", "train_loss", "dev_accuracy", "kept", "seconds"]
+    assert result.history["kept"].iloc[0] and result.best_epoch == int(result.history["dev_accuracy"].idxmax())
+    dev = split_frame(instances, "dev")
+    accuracy = (predict_distribution(result.model, dev).argmax(-1) == dev["label"].to_numpy()).mean()
+    assert accuracy == result.history["dev_accuracy"].max()
+
+
+def test_az_recipe_stops_after_patience_epochs_without_a_better_dev_accuracy(planted_sentiment, monkeypatch):
+    from attnexp.models.train import CrossEntropy
+
+    instances, meta = planted_sentiment
+    scores = iter([0.5, 0.7, 0.6, 0.7, 0.9])
+    monkeypatch.setattr(
+        CrossEntropy, "evaluate", lambda self, model, loss: (s := next(scores), {"train_loss": loss, "dev_accuracy": s})
+    )
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    result = fit(model, instances, train_settings(5, 64, seed=0, paper="az"), CrossEntropy(patience=2), lambda _: None)
+    assert result.history["kept"].tolist() == [True, True, False, False]
+    assert result.best_epoch == 1 and result.test_metrics["epochs_run"] == 4

@@ -405,3 +405,36 @@ def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
     first, second = run("a", 0), run("b", 12345)
     assert first.keys() == second.keys()
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def _relevance(model, rows, rollout_residual=True):
+    from attnexp.analyses.az.run import relevance_and_importance
+
+    options = {"batch_size": 3, "relevance_row": "cls", "flow_solver": "scipy", "score": "prob_gold"}
+    return relevance_and_importance(model, rows, rollout_residual=rollout_residual, progress=lambda _: None, **options)
+
+
+def test_az_vectors_cover_cls_and_the_words_without_a_closing_marker():
+    """A&Z §2.1: the input is [CLS] + the words (up to the verb); no position for a trailing end marker."""
+    rows = tiny_rows(n=5)
+    relevance = _relevance(tiny_model(), rows)
+    words = rows["tokens"].map(lambda t: t[1:-1])
+    assert relevance["length"].tolist() == [len(w) + 1 for w in words]
+    assert relevance["tokens"].tolist() == [[2, *w] for w in words]
+    for column in ("blankout", "grad", "grad_x_input"):
+        assert relevance[column].map(len).tolist() == relevance["length"].tolist()
+    for method in ("raw", "rollout", "flow"):
+        assert all(len(layer) == n for r, n in zip(relevance[method], relevance["length"], strict=True) for layer in r)
+        assert all(np.isclose(sum(layer), 1) for r in relevance[method] for layer in r)
+
+
+def test_rollout_residual_ablation_changes_rollout_but_never_flow():
+    model, rows = tiny_model(), tiny_rows(n=3)
+    with_residual, without = _relevance(model, rows, True), _relevance(model, rows, False)
+
+    def values(frame, method):
+        return np.concatenate([np.asarray(layer) for r in frame[method] for layer in r])
+
+    assert np.allclose(values(with_residual, "flow"), values(without, "flow"))
+    assert np.allclose(values(with_residual, "raw"), values(without, "raw"))
+    assert not np.allclose(values(with_residual, "rollout"), values(without, "rollout"))

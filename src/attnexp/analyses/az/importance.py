@@ -1,8 +1,9 @@
 """Token importance for A&Z §4: blank-out and input gradients of the gold-class score, batched.
 
 Positions are all positions of the batch ([CLS] = position 0); padding gets 0. The Transformer masks out
-the closing marker, so its blank-out and gradients are 0 and the A&Z analysis drops it. s(x) is the predicted probability of the gold class (DEFAULT) or, as the
-authors' SST script does (quirk `logit_label`), the logit of the last class.
+the closing marker, so its blank-out and gradients are 0 and the A&Z analysis drops it. s(x) is the
+predicted probability of the gold class (DEFAULT) or, as the authors' SST script does (quirk
+`logit_label`), the logit of the last class.
 """
 
 from dataclasses import replace
