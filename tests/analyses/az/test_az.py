@@ -272,6 +272,10 @@ def test_az_stage_end_to_end(tmp_path):
         for path in paths.table_files("az", stem).values():
             assert (tmp_path / path).stat().st_size > 0
     assert "L2" in (tmp_path / paths.table_files("az", "correlations")["md"]).read_text()
+    standard = paths.model_files("syn_agreement", "transformer", "self", 0)
+    assert "dev_accuracy" in pd.read_csv(tmp_path / standard["history"]).columns  # the spec's recipe
+    assert (tmp_path / paths.analysis_files("syn_agreement", "transformer", "tiedcls", 0)["kendall_summary"]).exists()
+    assert not (tmp_path / paths.analysis_files("syn_agreement", "transformer", "self", 0)["kendall_summary"]).exists()
     for stem in ("syn_agreement/correlation_by_layer", "syn_agreement/cls_maps_seed0"):
         for path in paths.figure_files("az", stem).values():
             assert (tmp_path / path).stat().st_size > 0
