@@ -701,9 +701,7 @@ def get_paper_comparison_runs(wildcards=None):
             },
             "kendall": model_tables(m, ["kendall"])["kendall"],
         }
-        for m in (
-            grid_models(list(jw)) if jw else []
-        )  # grid_models([]) is the whole grid
+        for m in (grid_models(list(jw)) if jw else [])  # grid_models([]): all datasets
         if f"{m['encoder']}-{m['attention']}" in jw[m["dataset"]]
     ]
     wp_runs = [
