@@ -18,7 +18,15 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
-from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
+from attnexp.models.train import (
+    JW_LEARNING_RATE,
+    JW_WEIGHT_DECAY,
+    Classification,
+    TrainSettings,
+    fit,
+    model_from_options,
+    word_vectors,
+)
 
 OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
@@ -63,7 +71,10 @@ def _run_config(
     model_options: dict,
     deterministic: bool,
     meta: dict,
+    embeddings: tuple[str, bool | None] = ("random", None),
 ) -> dict:
+    """The run config; `embeddings` = (source, comparable) from `models.train.word_vectors`."""
+    source, comparable = embeddings
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
     return {
         "dataset": dataset,
@@ -76,8 +87,8 @@ def _run_config(
         "model": model_options,
         "seeding": {"deterministic": deterministic},
         "preprocessing": meta["options"],
-        "embeddings": "random",
-        "comparable": meta["comparable"],
+        "embeddings": source,
+        "comparable": bool(meta["comparable"]) if comparable is None else comparable,
         "wp": settings.run_options(),
     }
 
@@ -95,11 +106,14 @@ def run_wp_model(
     deterministic: bool,
     outputs: dict,
     guide_files: Files | None = None,
+    embeddings: dict | None = None,
     threads: int = 1,
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
-    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv)."""
+    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
+    `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
+    the diagnostic MLPs included, starts from them."""
     torch.set_num_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -109,15 +123,18 @@ def run_wp_model(
             f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
         )
     encoder, attention = VARIANTS[variant]
-    run_config = _run_config(dataset, variant, seed, hyperparameters, settings, model_options, deterministic, meta)
+    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
+    run_config = _run_config(
+        dataset, variant, seed, hyperparameters, settings, model_options, deterministic, meta, (source, comparable)
+    )
     model = model_from_options(
-        meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed
+        meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed, vectors
     )
     if attention == "guide":
         if not guide_files or "test_attention" not in guide_files:
             raise ValueError(f"variant {variant!r} needs guide files (the donor run's stored attention)")
         guides = read_donor(guide_files, instances, settings.preloaded_alignment, f"guide of {variant}")
-        model = GuidedClassifier(model.config, guides)
+        model = GuidedClassifier(model.config, guides, vectors)
         run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
     print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = fit(
@@ -159,9 +176,11 @@ def run_wp_adversary(
     deterministic: bool,
     base_files: Files,
     outputs: dict,
+    embeddings: dict | None = None,
     threads: int = 1,
 ) -> dict:
-    """Train the model-consistent adversary against the base run for one lambda (W&P §4)."""
+    """Train the model-consistent adversary against the base run for one lambda (W&P §4); `embeddings` as for
+    `run_wp_model` (the adversary starts from the base model's initialisation)."""
     torch.set_num_threads(threads)
     instances, meta = read_preprocessed(instances, meta)
     base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
@@ -172,9 +191,12 @@ def run_wp_adversary(
         max_epochs=settings.adversary.max_epochs,
         patience=settings.adversary.patience,
     )
-    run_config = _run_config(dataset, ADVERSARY_VARIANT, seed, hyperparameters, settings, model_options, deterministic, meta)
+    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
+    run_config = _run_config(
+        dataset, ADVERSARY_VARIANT, seed, hyperparameters, settings, model_options, deterministic, meta, (source, comparable)
+    )
     run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
-    model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed)
+    model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(
         model, instances, base, _settings(hyperparameters, seed, settings, deterministic), objective
