@@ -207,6 +207,41 @@ def test_integrated_gradients_complete_to_the_output_difference():
     torch.testing.assert_close(unsigned, signed.sum(-1).abs() * batch.real_mask)
 
 
+def test_integrated_gradients_keep_the_qa_candidate_mask():
+    """CNN-QA: the explained probability is over the instance's candidate answers only. Candidates exclude the
+    answer the unmasked model would pick, so a forward pass without the mask explains another distribution;
+    the batched IG must agree with the written-out reference (which decodes with the mask) and complete to
+    the masked p(x) - p(baseline)."""
+    model, rows = make_model("qa", "cnn", "tanh").double(), make_rows("qa")
+    with torch.no_grad():
+        unmasked = model(collate(rows)).logits
+    rows["candidates"] = list((unmasked.argsort(-1).argsort(-1) < 2).numpy())  # the two least likely answers
+    batch = collate(rows)
+    batched = integrated_gradients(model, batch, steps=16)
+    for i, n in enumerate(LENGTHS):
+        expected = reference_ig(model, single(rows, i), 16)
+        torch.testing.assert_close(real(batched, i, n), expected[1 : n + 1], atol=1e-7, rtol=1e-6)
+
+    one = single(rows, 3)  # the longest instance: signed attributions of the reference complete to the output gap
+    embedded = model.embed(one.tokens).detach()
+    baseline = embedded * ~one.real_mask[..., None]
+    with torch.no_grad():
+        target = int(model(one).logits.argmax())
+        gap = [
+            model.distribution(model.decode(model.encode(one, e), model.attend(model.encode(one, e), one), one))[0, target]
+            for e in (embedded, baseline)
+        ]
+    nodes, weights = np.polynomial.legendre.leggauss(32)
+    signed = torch.zeros_like(embedded)
+    for a, w in zip((nodes + 1) / 2, weights / 2, strict=True):
+        point = (baseline + float(a) * (embedded - baseline)).requires_grad_(True)
+        encoded = model.encode(one, point)
+        model.distribution(model.decode(encoded, model.attend(encoded, one), one))[0, target].backward()
+        signed += float(w) * point.grad
+    torch.testing.assert_close((signed * (embedded - baseline)).sum(), gap[0] - gap[1], atol=1e-6, rtol=1e-5)
+    assert bool(one.candidates[0, target]) and not bool(one.candidates[0, int(unmasked[3].argmax())])
+
+
 # ---------------------------------------------------------------------------------------------- divergences, Kendall
 
 
