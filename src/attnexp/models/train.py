@@ -250,7 +250,7 @@ def fit(
         start = time.perf_counter()
         model.train()
         total_loss = 0.0
-        for index in length_noise_batches(train_rows["length"].to_numpy(), settings.batch_size, rng):
+        for index in length_noise_batches(train_rows["length"].to_numpy() + 2, settings.batch_size, rng):  # L = n + 2
             loss = objective.loss(model, collate(train_rows.iloc[index]))
             if objective.finite_loss and not torch.isfinite(loss):
                 raise FloatingPointError(f"{objective.name} loss is not finite in epoch {epoch + 1}")
