@@ -271,7 +271,7 @@ def run_jw_adversary(
     parts = []
     for run in range(settings.jw_adversary_runs):
         print(f"J&W adversary run {run + 1}/{settings.jw_adversary_runs}")
-        table = adversary_table(classifier, test, analysis, torch.Generator().manual_seed(seed + 1 + run))
+        table = adversary_table(classifier, test, analysis, seed + 1 + run)
         parts.append(table.assign(run=run))
     frame = pd.concat(parts, ignore_index=True)
     write_parquet(output, frame)
