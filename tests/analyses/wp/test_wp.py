@@ -351,6 +351,44 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     assert missing_config["embeddings"] == "random" and missing_config["comparable"] is False
 
 
+@pytest.mark.parametrize("tvd_binary, factor", [("full", 1.0), ("half", 0.5)])
+def test_jsd_tvd_points_apply_tvd_binary_to_every_point_the_jw_adversary_included(tmp_path, tvd_binary, factor):
+    """W&P figure 3 quirk `wp.tvd_binary: half`: the J&W per-instance adversary's TVD is halved like the others'."""
+    from attnexp.analyses.wp.runs import jsd_tvd_points
+
+    ids, rng = ["a", "b", "c"], np.random.default_rng(0)
+    base_p = np.array([0.9, 0.2, 0.6])
+
+    def run(name, p):
+        files = run_files(tmp_path / name)
+        write_parquet(files["test_predictions"], pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)}))
+        attention = [rng.dirichlet(np.ones(n)).tolist() for n in (2, 3, 4)]
+        write_parquet(files["test_attention"], pd.DataFrame({"instance_id": ids, "attention": attention}))
+        write_json(files["metrics"], {"seed": 1})
+        return files
+
+    base, other = run("base", base_p), run("uniform", np.array([0.7, 0.4, 0.6]))
+    adversarial_p = [[0.95, 0.15, 0.5], [0.8, 0.3, 0.65]]  # two runs
+    write_parquet(
+        tmp_path / "jw_adversary.parquet",
+        pd.DataFrame(
+            {
+                "instance_id": ids * 2,
+                "run": [0] * 3 + [1] * 3,
+                "emax_jsd": rng.random(6),
+                "emax_tvd": np.abs(np.ravel(adversarial_p) - np.tile(base_p, 2)),
+                "adversarial_output": [[1 - p, p] for p in np.ravel(adversarial_p)],
+                "original_output": [[1 - p, p] for p in np.tile(base_p, 2)],
+            }
+        ),
+    )
+    points = jsd_tvd_points("d", base, [base], other, [], [], tvd_binary, "mean", tmp_path / "jw_adversary.parquet")
+    by_model = points.set_index("model")
+    expected = factor * np.mean([np.mean(np.abs(np.array(p) - base_p)) for p in adversarial_p])
+    assert by_model.loc["jw_adversary", "tvd"] == pytest.approx(expected)
+    assert by_model.loc["uniform", "tvd"] == pytest.approx(factor * np.mean(np.abs([0.2, 0.2, 0.0])))
+
+
 def test_a_reloaded_guided_model_predicts_as_the_trained_one(tiny, tmp_path):
     """W&P §3.3: the guided MLP's checkpoint comes back as a GuidedClassifier with its guides, not as a plain
     uniform-attention model; its predictions equal those the run stored."""

@@ -11,7 +11,12 @@ import pandas as pd
 import torch
 
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
-from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, divergence_to_base, train_consistent_adversary
+from attnexp.analyses.wp.consistent_adversary import (
+    AdversaryObjective,
+    binary_tvd,
+    divergence_to_base,
+    train_consistent_adversary,
+)
 from attnexp.analyses.wp.donors import DONOR_SPLITS, GuidedClassifier, donor_outputs, read_donor
 from attnexp.analyses.wp.seed_variance import attention_matrix, probabilities, seed_variance
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
@@ -290,7 +295,7 @@ def jsd_tvd_points(
     jw_adversary: str | PathLike | None = None,
 ) -> pd.DataFrame:
     """Mean test JSD and TVD to the base for every seed, the uniform model and each adversary (W&P Fig. 3);
-    the J&W per-instance adversary (if given) as the mean over its runs."""
+    the J&W per-instance adversary (if given) as the mean over its runs. Every TVD follows `tvd_binary`."""
     rows = []
     labelled = [("seed", str(read_json(f["metrics"])["seed"]), f) for f in seed_files]
     labelled += [("uniform", "uniform", uniform_files)]
@@ -309,8 +314,10 @@ def jsd_tvd_points(
         )
     if jw_adversary:
         frame = pd.read_parquet(jw_adversary)
+        adversarial, original = (torch.tensor([o[1] for o in frame[c]]) for c in ("adversarial_output", "original_output"))
+        frame = frame.assign(tvd=binary_tvd(adversarial, original, tvd_binary).numpy())  # the same TVD as every point
         per_run = frame.groupby("run").agg(
-            jsd=("emax_jsd", lambda v: aggregate(v, aggregation)), tvd=("emax_tvd", lambda v: aggregate(v, aggregation))
+            jsd=("emax_jsd", lambda v: aggregate(v, aggregation)), tvd=("tvd", lambda v: aggregate(v, aggregation))
         )
         rows.append(
             {
