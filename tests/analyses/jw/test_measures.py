@@ -123,10 +123,25 @@ def test_gradient_matches_finite_differences_with_attention_fixed(case):
             torch.testing.assert_close(scores[live, t], directional[live], atol=1e-6, rtol=1e-4)
 
 
-def test_gradient_does_not_reach_attention_parameters(case):
+def test_gradient_treats_the_attention_as_a_constant(case):
+    """J&W §6.1: the gradient flows through the hidden states only. On these models the attention depends on the
+    input, so the gradient with the attention left in the graph differs; the importance must equal the detached one."""
     model, rows = case
-    gradient_importance(model, collate(rows))
-    assert all(p.grad is None for p in model.parameters())
+    batch = collate(rows)
+    scores = gradient_importance(model, batch)
+    with torch.no_grad():
+        target = None if model.is_binary else model.predict(model(batch).logits)
+    by_attention = {}
+    for detached in (True, False):
+        embedded = model.embed(batch.tokens).detach().requires_grad_(True)
+        encoded = model.encode(batch, embedded)
+        attention = model.attend(encoded, batch)
+        p = model.distribution(model.decode(encoded, attention.detach() if detached else attention, batch))
+        p = p[:, 1] if target is None else p.gather(1, target[:, None])[:, 0]
+        (gradient,) = torch.autograd.grad(p.sum(), embedded)
+        by_attention[detached] = (gradient * embedded).sum(-1).abs() * batch.real_mask
+    torch.testing.assert_close(scores, by_attention[True], atol=1e-6, rtol=1e-5)
+    assert (scores - by_attention[False]).abs().max() > 1e-3
 
 
 def reference_loo(model: AttentionClassifier, rows: pd.DataFrame, i: int) -> torch.Tensor:
