@@ -135,7 +135,6 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
 def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_epoch_0(planted_sentiment):
     """A&Z spec §2.1: cross-entropy, the best dev accuracy is kept (epoch 0 included), early stopping."""
     from attnexp.data.batching import collate
-    from attnexp.data.preprocess import split_frame
     from attnexp.models.train import CrossEntropy, az_objective, predict_distribution
     from tests.factories import validated_config
 
