@@ -37,7 +37,7 @@ def tiny_config() -> dict:
         **{section: {} for section in ("preprocessing", "model", "model_selection", "seeding")},
         "synthetic": {
             "sentiment": {
-                "sizes": {"train": 300, "dev": 60, "test": 60},
+                "sizes": {"train": 200, "dev": 50, "test": 50},
                 "vocab_size": 60,
                 "min_len": 6,
                 "max_len": 14,

@@ -369,6 +369,7 @@ def explain(
             flow_solver=az_settings.flow_solver,
             score="prob_gold",
             progress=lambda line: None,
+            blank=tokenizer.blank_id,
         ).iloc[0]
         for name in AZ_MEASURES:
             setattr(explanation, name, np.asarray(relevance[name], dtype=float))

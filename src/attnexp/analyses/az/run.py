@@ -16,6 +16,7 @@ import torch
 
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
+from attnexp.data.vocab import UNK
 from attnexp.io import write_csv, write_parquet
 from attnexp.models.interface import AttentionModel
 
@@ -59,8 +60,11 @@ def relevance_and_importance(
     flow_solver: str,
     score: str,
     progress: Callable[[str], None] = print,
+    blank: int = UNK,
 ) -> pd.DataFrame:
-    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
+    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds.
+
+    `blank`: the token id blank-out substitutes (our [UNK]; a pretrained tokenizer's own unknown token)."""
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
@@ -83,7 +87,7 @@ def relevance_and_importance(
             solver=flow_solver,
             progress=False,
         )
-        blank = blank_out(model, batch, score)
+        blanked = blank_out(model, batch, score, blank)
         grad, grad_x_input = input_gradients(model, batch, score)
         predicted = model.predict(output.logits)
         for i, instance_id in enumerate(batch.instance_ids):
@@ -98,7 +102,7 @@ def relevance_and_importance(
                     "raw": [r[:n].tolist() for r in raw[i]],
                     "rollout": [r[:n].tolist() for r in roll[i]],
                     "flow": [r[:n].tolist() for r in flow[i]],
-                    "blankout": blank[i, :n].tolist(),
+                    "blankout": blanked[i, :n].tolist(),
                     "grad": grad[i, :n].tolist(),
                     "grad_x_input": grad_x_input[i, :n].tolist(),
                     "flow_seconds": float(seconds[i]),
