@@ -100,8 +100,8 @@ def test_public_names_load_lazily():
 
 
 def test_the_example_trains_loads_explains_and_draws_offline(tmp_path):
-    command = [sys.executable, str(REPO / "examples/explain_sentence.py"), "--out", str(tmp_path)]
-    out = subprocess.run([*command, "--permutations", "10", "--adversary-steps", "20"], capture_output=True, text=True, timeout=120)
+    command = [sys.executable, str(REPO / "examples/explain_sentence.py"), "--out", str(tmp_path), "--permutations", "10"]
+    out = subprocess.run([*command, "--adversary-steps", "20"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("Kendall tau (p): attn_grad") == 2 and "over 10 permutations" in out.stdout
     assert "A&Z: raw / rollout / flow over 2 layers" in out.stdout

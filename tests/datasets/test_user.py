@@ -79,7 +79,7 @@ def test_files_per_split_and_a_jsonl_nli_dataset_with_a_second_text(tmp_path):
         (reviews(split_column="fold"), "column(s) 'fold' (split) not in"),
         (reviews(classes=["neg", "positive"]), "label(s) ['pos'] of the data are not listed"),
         ({**reviews(), "task": "nli"}, "'user_datasets.mine.question': a nli dataset needs the column"),
-        ({**reviews(), "task": "regression"}, "'user_datasets.mine.task': 'regression' is not allowed; choose one of bc, nli, qa"),
+        ({**reviews(), "task": "regr"}, "'user_datasets.mine.task': 'regr' is not allowed; choose one of bc, nli, qa"),
         (reviews(files={"train": str(REVIEWS)}), "give either `path` (one file) or `files`"),
         (reviews(path=str(PAIRS), text="premise", label="gold"), "a bc dataset needs exactly 2 distinct labels, the data has 3"),
     ],
