@@ -21,8 +21,11 @@ def reviews(**changes) -> dict:
     return {"task": "bc", "path": str(REVIEWS), "text": "review", "label": "sentiment", **changes}
 
 
-def declare(datasets: list[str] | None = None, **declarations) -> dict:
-    return validated_config(datasets=datasets or list(declarations), user_datasets=declarations)
+def declare(
+    datasets: list[str] | None = None, hyperparameters: dict | None = None, wp: dict | None = None, **declarations
+) -> dict:
+    sections = {"hyperparameters": hyperparameters or {}, **({"wp": wp} if wp else {})}
+    return validated_config(datasets=datasets or list(declarations), user_datasets=declarations, **sections)
 
 
 @pytest.fixture(autouse=True)
@@ -98,6 +101,14 @@ def test_a_missing_column_lists_the_files_columns_and_a_builtin_name_is_refused(
         declare(datasets=["syn_sentiment"], sst=reviews())
     with pytest.raises(ConfigError, match="'my_reviews' is not allowed"):
         validated_config(datasets=["my_reviews"])  # not declared
+
+
+def test_a_declared_nli_dataset_is_refused_by_wp_and_its_hyperparameters_key_is_known():
+    nli = {"task": "nli", "path": str(PAIRS), "text": "premise", "question": "hypothesis", "label": "gold"}
+    config = declare(my_pairs=nli, hyperparameters={"my_pairs": {"epochs": 1}})
+    assert config["user_datasets"]["my_pairs"]["tokenizer"] == "sst"  # the schema's defaults are filled in
+    with pytest.raises(ConfigError, match="'my_pairs' is a nli dataset; W&P tests are binary only"):
+        declare(my_pairs=nli, wp={"datasets": ["my_pairs"]})
 
 
 def test_validation_reads_only_the_header_of_a_jsonl_file(tmp_path):

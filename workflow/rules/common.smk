@@ -142,8 +142,8 @@ def get_raw_files(wildcards):
 
 
 def get_user_dataset(wildcards):
-    """The config's declaration of a dataset from `user_datasets` (None for a built-in dataset)."""
-    return config["user_datasets"].get(wildcards.dataset)
+    """The config's declaration of a dataset from `user_datasets` ({} for a built-in dataset)."""
+    return config["user_datasets"].get(wildcards.dataset, {})
 
 
 def get_synthetic_options(wildcards):
