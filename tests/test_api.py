@@ -67,8 +67,9 @@ class WordPieceLike:
     unk_token_id = 100
     words = {"the": 5, "film": 6, "is": 7, "fine": 8}
 
-    def __call__(self, text, truncation=True, max_length=None):
-        return {"input_ids": [101, *(self.words.get(w, 100) for w in text.split()), 102]}
+    def __call__(self, text, pair=None, truncation=True, max_length=None):
+        ids = [101, *(self.words.get(w, 100) for w in text.split()), 102]
+        return {"input_ids": ids + ([*(self.words.get(w, 100) for w in pair.split()), 102] if pair else [])}
 
     def convert_ids_to_tokens(self, ids):
         names = {v: k for k, v in self.words.items()} | {100: "[UNK]", 101: "[CLS]", 102: "[SEP]"}
@@ -81,6 +82,8 @@ def test_a_hugging_face_tokenizer_is_wrapped_and_its_unknown_token_is_the_blank(
     assert isinstance(tokenizer, api.HuggingFaceTokenizer) and tokenizer.blank_id == 100
     batch = api.encode_text(tokenizer, "the film is odd")
     assert batch.tokens.tolist() == [[101, 5, 6, 7, 100, 102]] and batch.real_mask.sum() == 4
+    pair = api.encode_text(tokenizer, "the film", "is fine")  # packed, as the hf family reads pairs
+    assert pair.tokens.tolist() == [[101, 5, 6, 102, 7, 8, 102]] and pair.question is None
     model = build_transformer({**meta, "vocab": ["w"] * 110}, n_layers=2, n_heads=2, width=16, dropout=0.0).eval()
     exp = api.explain(model, tokenizer, "the film is fine", settings=settings[0], with_adversary=False)
     assert exp.words == ["the", "film", "is", "fine"] and exp.positions[0] == "[CLS]"

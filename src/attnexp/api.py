@@ -56,6 +56,7 @@ __all__ = [
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 INSTANCE_ID = "input"
 JW_MEASURES = ("attention", "gradient", "loo", "ig")
+NO_ADVERSARY = ("hf",)  # model kinds whose heads share no single attention vector to optimise (hf branch)
 AZ_MEASURES = ("raw", "rollout", "flow")
 
 
@@ -107,7 +108,7 @@ class VocabularyTokenizer:
 
 class HuggingFaceTokenizer:
     """A Hugging Face tokenizer (anything with `__call__` -> input_ids and `convert_ids_to_tokens`): [CLS] and the
-    final [SEP] are the markers; a second text is tokenised on its own into `question`."""
+    final [SEP] are the markers; its unknown token is the default blank."""
 
     def __init__(self, tokenizer: Any, max_length: int | None = None):
         self.tokenizer = tokenizer
@@ -115,15 +116,14 @@ class HuggingFaceTokenizer:
         unk = getattr(tokenizer, "unk_token_id", None)
         self.blank_id = int(unk if unk is not None else UNK)
 
-    def _ids(self, text: str) -> list[int]:
-        return list(self.tokenizer(text, truncation=True, max_length=self.max_length)["input_ids"])
-
     def encode(self, text: str, question: str | None = None) -> TokenizedText:
-        ids = self._ids(text)
+        """A pair is packed into one sequence ([CLS] text [SEP] question [SEP]), as the `hf` family reads it."""
+        pair = () if question is None else (question,)
+        ids = list(self.tokenizer(text, *pair, truncation=True, max_length=self.max_length)["input_ids"])
         if len(ids) < 3:
             raise ValueError(f"{text!r} has no token between the tokenizer's special tokens")
         positions = [str(t) for t in self.tokenizer.convert_ids_to_tokens(ids)]
-        return TokenizedText(ids, positions[1:-1], positions, self._ids(question) if question is not None else None)
+        return TokenizedText(ids, positions[1:-1], positions)
 
 
 def as_tokenizer(tokenizer: Any) -> TextTokenizer:
@@ -138,8 +138,9 @@ def as_tokenizer(tokenizer: Any) -> TextTokenizer:
     )
 
 
-def as_attention_model(model: Any) -> AttentionModel:
-    """An `AttentionModel` as is; a Hugging Face sequence classifier through `attnexp.models.hf.wrap_pretrained`."""
+def as_attention_model(model: Any, tokenizer: Any = None) -> AttentionModel:
+    """An `AttentionModel` as is; a Hugging Face sequence classifier (with its tokenizer, which the wrapper needs
+    for sentence pairs) through `attnexp.models.hf.wrap_pretrained`."""
     if isinstance(model, AttentionModel):
         return model
     if hasattr(model, "config") and hasattr(model.config, "model_type"):
@@ -149,7 +150,7 @@ def as_attention_model(model: Any) -> AttentionModel:
             raise TypeError(
                 f"a Hugging Face {model.config.model_type} model needs the `hf` model family (attnexp.models.hf: {err})"
             ) from None
-        return wrap_pretrained(model)
+        return wrap_pretrained(model, tokenizer)
     raise TypeError(f"{type(model).__name__} does not satisfy attnexp.models.interface.AttentionModel")
 
 
@@ -200,19 +201,26 @@ def load_run(run_dir: str | Path, meta: str | Path | None = None) -> Run:
     """The model of a training run folder (`attnexp.paths.RUN_FILES`), its tokenizer and classes.
 
     The vocabulary and text recipe come from the preprocessed `meta.json` of the run's dataset (found under the
-    same `results/`, or given as `meta`). A model that carries its own tokenizer (`tokenizer` attribute, e.g. a
-    Hugging Face run) keeps it.
+    same `results/`, or given as `meta`). A model that carries its own tokenizer (`tokenizer` attribute: a Hugging
+    Face run, whose folder or model.pt `run_dir` may name) keeps it; its class names then come from `meta` when
+    given, else they are the class indices.
     """
     run_dir = Path(run_dir)
+    if run_dir.is_file():
+        run_dir = run_dir.parent
     model = load_model(run_dir / paths.RUN_FILES["model"])
-    config = yaml.safe_load((run_dir / paths.RUN_FILES["config"]).read_text())
-    dataset = config["dataset"]
-    if meta is None:
-        meta = _results_root(run_dir) / paths.preprocessed_files(dataset)["meta"]
-    meta = read_json(meta)
+    config_file = next(
+        (d / paths.RUN_FILES["config"] for d in (run_dir, run_dir.parent) if (d / paths.RUN_FILES["config"]).is_file()), None
+    )
+    config = yaml.safe_load(config_file.read_text()) if config_file else {}
+    dataset = config.get("dataset", "")
     own = getattr(model, "tokenizer", None)
+    if meta is None and own is None:
+        meta = _results_root(run_dir) / paths.preprocessed_files(dataset)["meta"]
+    meta = read_json(meta) if meta is not None else {}
     tokenizer = as_tokenizer(own) if own is not None else VocabularyTokenizer(meta["vocab"], _recipe(meta))
-    return Run(model=model, tokenizer=tokenizer, classes=list(meta["classes"]), dataset=dataset, config=config)
+    classes = meta.get("classes") or [str(c) for c in range(model.config.n_classes)]
+    return Run(model=model, tokenizer=tokenizer, classes=list(classes), dataset=dataset, config=config)
 
 
 def _recipe(meta: Mapping) -> str:
@@ -322,8 +330,9 @@ def explain(
     `with_adversary`: False skips them). A&Z (§3-4), for models
     whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer, blank-out and
     input gradients of the predicted class. `settings` / `az_settings` default to the schema's defaults.
+    A Hugging Face model gets no adversarial attention (its heads share no single attention vector).
     """
-    model, tokenizer = as_attention_model(model), as_tokenizer(tokenizer)
+    model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
     defaults = default_settings() if settings is None or az_settings is None else None
     settings = replace(settings or defaults[0], batch_size=1)
     az_settings = az_settings or defaults[1]
@@ -354,7 +363,7 @@ def explain(
     if with_permutation:
         permuted = _quiet(permutation_table, model, rows, settings, torch.Generator().manual_seed(seed))
         explanation.permutation_changes = np.asarray(permuted["output_changes"][0], dtype=float)
-    if with_adversary:
+    if with_adversary and getattr(model, "checkpoint_kind", None) not in NO_ADVERSARY:
         adversarial = _quiet(adversary_table, model, rows, settings, torch.Generator().manual_seed(seed + 1))
         explanation.adversarial_attention = np.asarray(adversarial["adversarial_attention"][0], dtype=float)
         explanation.adversarial_jsd = float(adversarial["emax_jsd"][0])
@@ -369,7 +378,7 @@ def explain(
             flow_solver=az_settings.flow_solver,
             score="prob_gold",
             progress=lambda line: None,
-            blank=tokenizer.blank_id,
+            blank=getattr(model, "blank_id", tokenizer.blank_id),  # the hf family blanks with [MASK]
         ).iloc[0]
         for name in AZ_MEASURES:
             setattr(explanation, name, np.asarray(relevance[name], dtype=float))
