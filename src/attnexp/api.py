@@ -18,7 +18,7 @@ import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,9 @@ from attnexp.datasets.tokenize import TOKENIZERS
 from attnexp.io import read_json
 from attnexp.models.checkpoint import load_model
 from attnexp.models.interface import AttentionModel
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "Explanation",
@@ -126,7 +129,7 @@ class HuggingFaceTokenizer:
         return TokenizedText(ids, positions[1:-1], positions)
 
 
-def as_tokenizer(tokenizer: Any) -> TextTokenizer:
+def as_tokenizer(tokenizer: TextTokenizer | Any) -> TextTokenizer:
     """A `TextTokenizer` as is; a Hugging Face tokenizer wrapped in `HuggingFaceTokenizer`."""
     if hasattr(tokenizer, "convert_ids_to_tokens"):
         return HuggingFaceTokenizer(tokenizer)
@@ -138,7 +141,7 @@ def as_tokenizer(tokenizer: Any) -> TextTokenizer:
     )
 
 
-def as_attention_model(model: Any, tokenizer: Any = None) -> AttentionModel:
+def as_attention_model(model: AttentionModel | torch.nn.Module, tokenizer: Any = None) -> AttentionModel:
     """An `AttentionModel` as is; a Hugging Face sequence classifier (with its tokenizer, which the wrapper needs
     for sentence pairs) through `attnexp.models.hf.wrap_pretrained`."""
     if isinstance(model, AttentionModel):
@@ -150,11 +153,11 @@ def as_attention_model(model: Any, tokenizer: Any = None) -> AttentionModel:
             raise TypeError(
                 f"a Hugging Face {model.config.model_type} model needs the `hf` model family (attnexp.models.hf: {err})"
             ) from None
-        return wrap_pretrained(model, tokenizer)
+        return wrap_pretrained(model, tokenizer.tokenizer if isinstance(tokenizer, HuggingFaceTokenizer) else tokenizer)
     raise TypeError(f"{type(model).__name__} does not satisfy attnexp.models.interface.AttentionModel")
 
 
-def encode_text(tokenizer: Any, text: str, question: str | None = None) -> Batch:
+def encode_text(tokenizer: TextTokenizer | Any, text: str, question: str | None = None) -> Batch:
     """One raw text as a one-instance Batch (label 0 until a prediction replaces it)."""
     return collate(_rows(as_tokenizer(tokenizer).encode(text, question), label=0))
 
@@ -270,7 +273,7 @@ class Explanation:
     raw: np.ndarray | None = None  # [layers, n]
     rollout: np.ndarray | None = None
     flow: np.ndarray | None = None
-    blankout: np.ndarray | None = None  # [n] A&Z blank-out of the predicted class's probability
+    blankout: np.ndarray | None = None  # [n] A&Z blank-out of the predicted class's score (az.score)
     input_gradient: np.ndarray | None = None  # [n] A&Z |sum_d ds/de|
 
     @property
@@ -310,8 +313,8 @@ def _quiet(function, *args, **kwargs):
 
 
 def explain(
-    model: Any,
-    tokenizer: Any,
+    model: AttentionModel | torch.nn.Module,
+    tokenizer: TextTokenizer | Any,
     text: str,
     question: str | None = None,
     *,
@@ -327,10 +330,10 @@ def explain(
     J&W (§6): attention, gradient, leave-one-out and integrated gradients per token, Kendall τ between them,
     the output change under `settings.permutations` permutations of the attention (generator seed `seed`) and
     the ε-max adversarial attention (seed `seed + 1`), as `analyses.jw.run` seeds them (`with_permutation`,
-    `with_adversary`: False skips them). A&Z (§3-4), for models
-    whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer, blank-out and
-    input gradients of the predicted class. `settings` / `az_settings` default to the schema's defaults.
-    A Hugging Face model gets no adversarial attention (its heads share no single attention vector).
+    `with_adversary`: False skips them). A&Z (§3-4), for models whose `encode` exposes per-layer attention
+    `maps`: raw attention, rollout and flow per layer, blank-out and input gradients of the predicted class.
+    `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
+    attention (its heads share no single attention vector).
     """
     model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
     defaults = default_settings() if settings is None or az_settings is None else None
@@ -376,7 +379,7 @@ def explain(
             relevance_row=az_settings.relevance_row,
             rollout_residual=az_settings.rollout_residual,
             flow_solver=az_settings.flow_solver,
-            score="prob_gold",
+            score=az_settings.score,  # the gold class is the predicted one: a raw sentence has no label
             progress=lambda line: None,
             blank=getattr(model, "blank_id", tokenizer.blank_id),  # the hf family blanks with [MASK]
         ).iloc[0]
@@ -392,7 +395,7 @@ def heatmap(
     measures: Sequence[str] | None = None,
     path: str | Path | Sequence[str | Path] | None = None,
     title: str | None = None,
-):
+) -> "Figure":
     """A text heatmap of the explanation (one shaded row of words per measure); saved to `path` (PNG/PDF by suffix,
     one path or several) when given. Default measures: attention, gradient, LOO, IG, plus rollout and flow when
     the model has them."""
