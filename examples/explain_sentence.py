@@ -60,7 +60,7 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
     config = tiny_config()
     raw = root / paths.SYNTHETIC.format(family="sentiment")
     data = {k: str(root / v) for k, v in paths.preprocessed_files(DATASET).items()}
-    hyperparameters = {"epochs": 6, "batch_size": 32, "embedding_dim": 32, "hidden_size": 16}
+    hyperparameters = {"epochs": 10, "batch_size": 16, "embedding_dim": 32, "hidden_size": 16}
     with contextlib.redirect_stdout(io.StringIO()):  # the jobs' progress lines
         generate("sentiment", raw, config["synthetic"]["seed"], config["synthetic"]["sentiment"])
         run_preprocess(DATASET, raw, data["instances"], data["meta"], config["preprocessing"])
@@ -98,7 +98,7 @@ def describe(run_dir: Path, text: str | None, out: Path, permutations: int | Non
         settings = replace(settings, adversary=replace(settings.adversary, steps=adversary_steps))
     if text is None:  # cue words of the generated data among words of its vocabulary
         fillers = [w for w in run.tokenizer.vocab[4:] if w.isalpha()][:5]
-        text = f"{fillers[0]} {fillers[1]} brilliant {fillers[2]} superb {fillers[3]} but dull {fillers[4]}"
+        text = f"{fillers[0]} {fillers[1]} brilliant {fillers[2]} {fillers[3]} superb {fillers[4]}"
     start = time.perf_counter()
     exp = explain(run.model, run.tokenizer, text, classes=run.classes, settings=settings, az_settings=az_settings)
     seconds = time.perf_counter() - start
