@@ -3,14 +3,15 @@ workflow (J&W, A&Z, W&P, tables, figures), and the preprocess job's library call
 knows only the built-in datasets."""
 
 import re
+from pathlib import Path
 
 from attnexp import paths
 from attnexp.data.preprocess import read_preprocessed, run_preprocess
 from attnexp.datasets import DATASETS
-from tests.datasets.test_user import REVIEWS
 from tests.factories import validated_config
 from tests.workflow.helpers import snakemake, tiny_config
 
+REVIEWS = Path(__file__).parents[1] / "datasets" / "fixtures" / "reviews.csv"
 NAME = "my_reviews"
 DECLARATION = {"task": "bc", "path": str(REVIEWS), "text": "review", "label": "sentiment", "split_column": "part"}
 
