@@ -110,3 +110,18 @@ def test_the_example_trains_loads_explains_and_draws_offline(tmp_path):
     assert "A&Z: raw / rollout / flow over 2 layers" in out.stdout
     for name in ("lstm-tanh", "transformer-self"):
         assert (tmp_path / f"{name}.png").stat().st_size > 5000 and (tmp_path / f"{name}.pdf").is_file()
+
+
+def test_a_hugging_face_model_and_tokenizer_are_explained_as_given(tmp_path, settings):
+    """With the `hf` model family (its branch): a raw transformers model and tokenizer, pairs packed, no adversary."""
+    pytest.importorskip("attnexp.models.hf")
+    fixtures = pytest.importorskip("tests.hf_fixtures")
+    transformers = pytest.importorskip("transformers")
+    folder = fixtures.tiny_checkpoint(tmp_path, "distilbert", num_labels=3, seed=3)
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    exp = api.explain(model, tokenizer, "a good film", "not funny", settings=settings[0], az_settings=settings[1])
+    assert exp.tokens == tokenizer("a good film", "not funny")["input_ids"] and "[SEP]" in exp.words
+    assert len(exp.probabilities) == 3 and exp.adversarial_attention is None
+    assert exp.flow.shape == exp.rollout.shape == (model.config.num_hidden_layers, len(exp.tokens))
+    assert set(exp.tau) == set(PAIRS)
