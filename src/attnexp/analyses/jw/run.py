@@ -62,7 +62,7 @@ def run_analyses(
 
     permutation = permutation_table(classifier, rows, settings, torch.Generator().manual_seed(seed))
     write_parquet(outputs["permutation"], permutation)
-    adversary = adversary_table(classifier, rows, settings, torch.Generator().manual_seed(seed + 1))
+    adversary = adversary_table(classifier, rows, settings, seed + 1)
     write_parquet(outputs["adversary"], adversary)
     write_yaml(
         outputs["config"],
