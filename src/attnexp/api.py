@@ -329,9 +329,10 @@ def explain(
 
     J&W (§6): attention, gradient, leave-one-out and integrated gradients per token, Kendall τ between them,
     the output change under `settings.permutations` permutations of the attention (generator seed `seed`) and
-    the ε-max adversarial attention (seed `seed + 1`), as `analyses.jw.run` seeds them (`with_permutation`,
-    `with_adversary`: False skips them). A&Z (§3-4), for models whose `encode` exposes per-layer attention
-    `maps`: raw attention, rollout and flow per layer, blank-out and input gradients of the predicted class.
+    the ε-max adversarial attention (seed `seed + 1`, starts drawn from it and the instance id "input"), as
+    `analyses.jw.run` seeds them (`with_permutation`, `with_adversary`: False skips them). A&Z (§3-4), for
+    models whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer,
+    blank-out and input gradients of the predicted class.
     `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
     attention (its heads share no single attention vector).
     """
@@ -367,7 +368,7 @@ def explain(
         permuted = _quiet(permutation_table, model, rows, settings, torch.Generator().manual_seed(seed))
         explanation.permutation_changes = np.asarray(permuted["output_changes"][0], dtype=float)
     if with_adversary and getattr(model, "checkpoint_kind", None) not in NO_ADVERSARY:
-        adversarial = _quiet(adversary_table, model, rows, settings, torch.Generator().manual_seed(seed + 1))
+        adversarial = _quiet(adversary_table, model, rows, settings, seed + 1)
         explanation.adversarial_attention = np.asarray(adversarial["adversarial_attention"][0], dtype=float)
         explanation.adversarial_jsd = float(adversarial["emax_jsd"][0])
         explanation.adversarial_tvd = float(adversarial["emax_tvd"][0])
