@@ -142,6 +142,11 @@ def get_raw_files(wildcards):
     return policy.raw_input_files(spec, DATA, workflow.basedir)
 
 
+def get_user_dataset(wildcards):
+    """The config's declaration of a dataset from `user_datasets` ({} for a built-in dataset)."""
+    return config["user_datasets"].get(wildcards.dataset, {})
+
+
 def get_synthetic_options(wildcards):
     return config["synthetic"][wildcards.family]
 

@@ -66,3 +66,20 @@ def clean_newsgroups(text: str) -> str:
 def keras_tokens(text: str) -> str:
     """Keras `text_to_word_sequence` emulation for IMDB: lowercase, punctuation except `'` -> space, split."""
     return " ".join(text.lower().translate(_KERAS_FILTER).split())
+
+
+def whitespace_tokens(text: str) -> str:
+    """Text already tokenised: split on whitespace, nothing else (the generated data)."""
+    return collapse(text)
+
+
+# Named text recipes: a dataset's `tokenizer` (registry, or `user_datasets.<name>.tokenizer`) picks one, and the
+# Python API cleans a raw sentence with the same recipe as the model's training data.
+TOKENIZERS = {
+    "sst": clean_sst,
+    "spacy": clean,
+    "mimic": lambda text: clean(text, mimic=True),
+    "newsgroups": clean_newsgroups,
+    "keras": keras_tokens,
+    "whitespace": whitespace_tokens,
+}

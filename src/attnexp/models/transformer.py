@@ -129,10 +129,14 @@ class TransformerClassifier(ClassifierHead):
         return self.config.attention == TIED_ATTENTION
 
     @staticmethod
-    def key_mask(batch: Batch) -> torch.Tensor:
-        """Keys every query may attend to: [CLS] and the words, not the closing marker nor padding [B, L]."""
+    def input_lengths(batch: Batch) -> torch.Tensor:
+        """Input positions per example [B]: [CLS] and the words, not the closing marker."""
+        return batch.lengths - 1
+
+    def key_mask(self, batch: Batch) -> torch.Tensor:
+        """Keys every query may attend to: the input positions, not the closing marker nor padding [B, L]."""
         positions = torch.arange(batch.tokens.shape[1], device=batch.tokens.device)
-        return positions[None, :] < (batch.lengths - 1)[:, None]
+        return positions[None, :] < self.input_lengths(batch)[:, None]
 
     @property
     def feature_size(self) -> int:
