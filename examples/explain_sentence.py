@@ -46,7 +46,10 @@ def tiny_config() -> dict:
                 "distractor_rate": 0.2,
             }
         },
-        "az": {"model": {"n_layers": 2, "n_heads": 2, "width": 16}, "train": {"epochs": 4, "batch_size": 32}},
+        "az": {
+            "model": {"n_layers": 2, "n_heads": 2, "width": 16},
+            "train": {"epochs": 4, "batch_size": 32, "learning_rate": 0.001},
+        },
     }
     return validate_config(config, SCHEMA)
 
@@ -77,7 +80,8 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
         )
         transformer = {
             k: root / v
-            for k, v in paths.model_files(DATASET, names.TRANSFORMER_ENCODER, names.TRANSFORMER_ATTENTION, seed).items()
+            # the tied variant: the J&W measures (permutation, adversary) swap its one last-layer [CLS] distribution
+            for k, v in paths.model_files(DATASET, names.TRANSFORMER_ENCODER, names.TRANSFORMER_TIED_ATTENTION, seed).items()
         }
         run_transformer_training(
             **data,
@@ -85,6 +89,9 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
             model_options=config["az"]["model"],
             settings=TrainSettings.from_config(config, seed=seed, paper="az"),
             outputs=transformer,
+            recipe=config["az"]["train"]["recipe"],
+            patience=config["az"]["train"]["patience"],
+            attention=names.TRANSFORMER_TIED_ATTENTION,
         )
     return [lstm["model"].parent, transformer["model"].parent]
 

@@ -48,17 +48,17 @@ def test_a_raw_sentence_gets_the_pipelines_numbers_for_the_same_instance(planted
 
 def test_transformers_get_raw_rollout_and_flow_whose_last_raw_row_is_the_attention(planted_nli, settings):
     instances, meta = planted_nli
-    model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64).eval()
+    model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls").eval()
     row = split_frame(instances, "test").iloc[0]
     tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
     exp = api.explain(model, tokenizer, _text(meta, row["tokens"]), _text(meta, row["question"]), settings=settings[0])
-    n = len(row["tokens"])
+    n = len(row["tokens"]) - 1  # [CLS] + the words: the Transformer does not read the closing marker
     for name in ("raw", "rollout", "flow"):
         values = getattr(exp, name)
         assert values.shape == (2, n) and np.allclose(values.sum(axis=1), 1.0)
-    np.testing.assert_allclose(exp.raw[-1][1:-1], exp.attention, rtol=1e-5, atol=1e-7)  # the [CLS] row is `attend`
+    np.testing.assert_allclose(exp.raw[-1][1:], exp.attention, rtol=1e-5, atol=1e-7)  # the [CLS] row is `attend`
     assert exp.blankout.shape == (n,) and exp.input_gradient.shape == (n,)
-    assert exp.measure("flow").shape == (n - 2,)
+    assert exp.measure("flow").shape == (n - 1,)
 
 
 class WordPieceLike:
@@ -84,7 +84,8 @@ def test_a_hugging_face_tokenizer_is_wrapped_and_its_unknown_token_is_the_blank(
     assert batch.tokens.tolist() == [[101, 5, 6, 7, 100, 102]] and batch.real_mask.sum() == 4
     pair = api.encode_text(tokenizer, "the film", "is fine")  # packed, as the hf family reads pairs
     assert pair.tokens.tolist() == [[101, 5, 6, 102, 7, 8, 102]] and pair.question is None
-    model = build_transformer({**meta, "vocab": ["w"] * 110}, n_layers=2, n_heads=2, width=16, dropout=0.0).eval()
+    vocab = {**meta, "vocab": ["w"] * 110}
+    model = build_transformer(vocab, n_layers=2, n_heads=2, width=16, dropout=0.0, attention="tiedcls").eval()
     exp = api.explain(model, tokenizer, "the film is fine", settings=settings[0], with_adversary=False)
     assert exp.words == ["the", "film", "is", "fine"] and exp.positions[0] == "[CLS]"
     with torch.no_grad():  # blank-out replaced each position by id 100, not our [UNK] (1)
@@ -108,7 +109,7 @@ def test_the_example_trains_loads_explains_and_draws_offline(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("Kendall tau (p): attn_grad") == 2 and "over 10 permutations" in out.stdout
     assert "A&Z: raw / rollout / flow over 2 layers" in out.stdout
-    for name in ("lstm-tanh", "transformer-self"):
+    for name in ("lstm-tanh", "transformer-tiedcls"):
         assert (tmp_path / f"{name}.png").stat().st_size > 5000 and (tmp_path / f"{name}.pdf").is_file()
 
 

@@ -251,8 +251,9 @@ def default_settings(schema: str | Path = SCHEMA) -> tuple[AnalysisSettings, AZS
 @dataclass
 class Explanation:
     """Every measure for one text. J&W measures have one value per real token (`words`); A&Z's raw attention,
-    rollout and flow have one row per layer over all positions (`positions`, markers included), None for
-    models without per-layer attention maps."""
+    rollout and flow have one row per layer over the positions the model reads ([CLS] first, then the words;
+    our Transformer drops the closing marker, a Hugging Face model keeps [SEP]), None for models without
+    per-layer attention maps."""
 
     text: str
     words: list[str]
@@ -291,9 +292,9 @@ class Explanation:
         if name == "adversarial" and self.adversarial_attention is not None:
             return self.adversarial_attention
         if name in AZ_MEASURES and getattr(self, name) is not None:
-            return getattr(self, name)[layer][1:-1]
+            return getattr(self, name)[layer][1 : 1 + len(self.words)]
         if name in ("blankout", "input_gradient") and getattr(self, name) is not None:
-            return getattr(self, name)[1:-1]
+            return getattr(self, name)[1 : 1 + len(self.words)]
         raise ValueError(f"no measure {name!r} in this explanation; it has {', '.join(self.measures)}")
 
     @property
