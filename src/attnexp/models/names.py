@@ -4,3 +4,4 @@ config schema's choices read them at parse time."""
 ENCODERS = ("lstm", "cnn", "average")  # J&W encoders (models.encoders)
 ATTENTIONS = ("tanh", "dot", "uniform")  # J&W attention functions (models.attention)
 TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION = "transformer", "self"  # A&Z runs: results/models/.../transformer-self/
+HF_ENCODER = "hf"  # Hugging Face encoders (models.hf): results/hf/{hf_model}/...

@@ -58,13 +58,21 @@ def relevance_and_importance(
     rollout_residual: bool,
     flow_solver: str,
     score: str,
+    blank: int | None = None,
     progress: Callable[[str], None] = print,
 ) -> pd.DataFrame:
-    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
+    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds.
+
+    `blank`: the token blank-out substitutes (default: our UNK; the model's `blank_id` when it has one, e.g.
+    [MASK] for a Hugging Face BERT).
+    """
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
 
+    from attnexp.data.vocab import UNK
+
+    blank = getattr(model, "blank_id", UNK) if blank is None else blank
     model.eval()
     records = []
     for number, batch in enumerate(sequential_batches(rows, batch_size)):
@@ -83,7 +91,7 @@ def relevance_and_importance(
             solver=flow_solver,
             progress=False,
         )
-        blank = blank_out(model, batch, score)
+        blank_scores = blank_out(model, batch, score, blank)
         grad, grad_x_input = input_gradients(model, batch, score)
         predicted = model.predict(output.logits)
         for i, instance_id in enumerate(batch.instance_ids):
@@ -98,7 +106,7 @@ def relevance_and_importance(
                     "raw": [r[:n].tolist() for r in raw[i]],
                     "rollout": [r[:n].tolist() for r in roll[i]],
                     "flow": [r[:n].tolist() for r in flow[i]],
-                    "blankout": blank[i, :n].tolist(),
+                    "blankout": blank_scores[i, :n].tolist(),
                     "grad": grad[i, :n].tolist(),
                     "grad_x_input": grad_x_input[i, :n].tolist(),
                     "flow_seconds": float(seconds[i]),
@@ -232,10 +240,12 @@ def run_az_analysis(
     settings: AZSettings,
     outputs: Mapping[str, str | Path],
     threads: int = 1,
+    task: str | None = None,
 ) -> None:
     """Relevance, importance, correlations and subject recovery for one trained Transformer (test split).
 
     `outputs`: relevance, correlations (parquet), summary, recovery (CSV), as `attnexp.paths.az_files()` names them.
+    `task`: the label of the rows in the tables (default: `dataset`; Hugging Face runs add the model's name).
     """
     from attnexp.data.preprocess import split_frame
     from attnexp.models.checkpoint import load_model
@@ -257,6 +267,7 @@ def run_az_analysis(
         score=settings.score,
     )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
+    dataset = task or dataset
     table = correlations(relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman)
     summary = summarise_correlations(
         table, nan_policy=settings.nan_policy, cumulative_layer_lists=settings.cumulative_layer_lists
