@@ -200,7 +200,7 @@ def get_analyses_targets():
 AZ = config["az"]
 AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
 AZ_SEEDS = AZ["seeds"]
-AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
+AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)) or "none", "seed": r"\d+"}
 # table stem -> report title; the stems are attnexp.report.az.TABLES
 AZ_TABLES = {
     "correlations": "Spearman's rho by layer",
