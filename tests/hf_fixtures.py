@@ -18,7 +18,8 @@ def write_vocab(folder: Path) -> Path:
 
 
 def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2, seed: int = 0) -> Path:
-    """A 2-layer, 2-head, width-16 `kind` ("bert" or "distilbert") classifier and its tokenizer in `folder`."""
+    """A 2-layer, 2-head, width-16 `kind` ("bert" or "distilbert") classifier and its tokenizer in `folder`; weights
+    drawn with std 0.5 (not 0.02) so that attention is far from uniform and outputs differ between inputs."""
     import torch
     from transformers import AutoModelForSequenceClassification, BertConfig, BertTokenizerFast, DistilBertConfig
 
@@ -27,12 +28,25 @@ def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2,
     size = len(tokenizer)
     if kind == "bert":
         config = BertConfig(
-            vocab_size=size, hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
-            max_position_embeddings=64, num_labels=num_labels,
+            vocab_size=size,
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=64,
+            num_labels=num_labels,
+            initializer_range=0.5,
         )
     else:
         config = DistilBertConfig(
-            vocab_size=size, dim=16, n_layers=2, n_heads=2, hidden_dim=32, max_position_embeddings=64, num_labels=num_labels
+            vocab_size=size,
+            dim=16,
+            n_layers=2,
+            n_heads=2,
+            hidden_dim=32,
+            max_position_embeddings=64,
+            num_labels=num_labels,
+            initializer_range=0.5,
         )
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_config(config)

@@ -200,7 +200,10 @@ def get_analyses_targets():
 AZ = config["az"]
 AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
 AZ_SEEDS = AZ["seeds"]
-AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)) or "none", "seed": r"\d+"}
+AZ_WILDCARDS = {
+    "dataset": "|".join(map(re.escape, AZ_DATASETS)) or "none",
+    "seed": r"\d+",
+}
 # table stem -> report title; the stems are attnexp.report.az.TABLES
 AZ_TABLES = {
     "correlations": "Spearman's rho by layer",
@@ -312,10 +315,15 @@ def get_hf_analysis_batch_size(wildcards):
 def get_hf_targets():
     targets = []
     for m, d, s in HF_RUNS:
-        targets += [paths.hf_model_files(m, d, s)["metrics"], paths.hf_az_files(m, d, s)["summary"]]
+        targets += [
+            paths.hf_model_files(m, d, s)["metrics"],
+            paths.hf_az_files(m, d, s)["summary"],
+        ]
         if HF["jw_analyses"]:
             targets.append(paths.hf_analysis_files(m, d, s)["kendall_summary"])
-        targets += paths.figure_files("az", paths.hf_figure_stem("cls_maps", m, d, s)).values()
+        targets += paths.figure_files(
+            "az", paths.hf_figure_stem("cls_maps", m, d, s)
+        ).values()
     for m in HF_MODELS:
         for d in HF_DATASETS:
             stem = paths.hf_figure_stem("correlation_by_layer", m, d)

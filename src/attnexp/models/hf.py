@@ -189,7 +189,9 @@ class HFClassifier(ClassifierHead):
         finally:
             _RECORDER.pop("seen", None)
         if not seen:
-            raise TypeError(f"{type(self.model).__name__} does not dispatch its attention through transformers' AttentionInterface")
+            raise TypeError(
+                f"{type(self.model).__name__} does not dispatch its attention through transformers' AttentionInterface"
+            )
         self._last_attention = seen[-1]
         maps = torch.stack(out.attentions, dim=1)
         maps = maps * batch.padding_mask[:, None, None, None, :]
@@ -220,7 +222,9 @@ class HFClassifier(ClassifierHead):
             part = slice(start, start + MAX_DECODE_ROWS)
             self._last_attention._attnexp_cls_rows = flat[part]
             try:
-                raw = self._run(tokens[part], lengths[part], None if embedded is None else embedded[part], attentions=False).logits
+                raw = self._run(
+                    tokens[part], lengths[part], None if embedded is None else embedded[part], attentions=False
+                ).logits
             finally:
                 self._last_attention._attnexp_cls_rows = None
             logits.append(raw)
@@ -311,8 +315,9 @@ def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | N
 
     found = try_to_load_from_cache(checkpoint, "config.json")
     if not isinstance(found, str):
-        return f"hf checkpoint {checkpoint!r} is neither a local directory nor in the Hugging Face cache; " + checkpoint_location_help(
-            checkpoint
+        return (
+            f"hf checkpoint {checkpoint!r} is neither a local directory nor in the Hugging Face cache; "
+            + checkpoint_location_help(checkpoint)
         )
     return None
 
@@ -343,9 +348,9 @@ def load_pretrained(
 
 
 def _architecture(hf) -> tuple[int, int, int]:
-    layers = getattr(hf, "num_hidden_layers", None) or getattr(hf, "n_layers")
-    heads = getattr(hf, "num_attention_heads", None) or getattr(hf, "n_heads")
-    width = getattr(hf, "hidden_size", None) or getattr(hf, "dim")
+    layers = getattr(hf, "num_hidden_layers", None) or hf.n_layers
+    heads = getattr(hf, "num_attention_heads", None) or hf.n_heads
+    width = getattr(hf, "hidden_size", None) or hf.dim
     return int(layers), int(heads), int(width)
 
 
@@ -425,5 +430,3 @@ def from_checkpoint(checkpoint: dict) -> HFClassifier:
 def describe(model: HFClassifier) -> str:
     c = model.config
     return f"{c.model_type} {c.checkpoint!r}: {c.n_layers} layers x {c.n_heads} heads, width {c.width}, task {c.task}"
-
-

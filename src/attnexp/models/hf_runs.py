@@ -105,14 +105,20 @@ def hf_instances(
     out["rationale"] = [[] for _ in range(len(out))]
     parts = [out[out["split"] == "train"]]
     parts += [out[out["split"] == s].sort_values("length", kind="stable") for s in ("dev", "test")]
-    out = pd.concat(parts, ignore_index=True)[["instance_id", "split", "tokens", "label", "length", "rationale"]
-                                                + (["candidates"] if "candidates" in out else [])]
+    out = pd.concat(parts, ignore_index=True)[
+        ["instance_id", "split", "tokens", "label", "length", "rationale"] + (["candidates"] if "candidates" in out else [])
+    ]
     vocab = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
     hf_meta = {
         **meta,
         "vocab": vocab,
         "mean_length": float(out["length"].mean()),
-        "tokenizer": {"class": type(tokenizer).__name__, "max_length": max_length, "truncated": truncated, "pairs_packed": second is not None},
+        "tokenizer": {
+            "class": type(tokenizer).__name__,
+            "max_length": max_length,
+            "truncated": truncated,
+            "pairs_packed": second is not None,
+        },
     }
     return out, hf_meta
 
@@ -147,8 +153,10 @@ def run_hf_tokenize(
     out, hf_meta = hf_instances(instances, meta, raw_texts(dataset, raw_dir, user_files), tokenizer, settings.max_length)
     hf_meta["hf_model"] = {"name": settings.name, "checkpoint": settings.checkpoint}
     write_preprocessed(out, hf_meta, outputs["instances"], outputs["meta"])
-    print(f"{dataset} for {settings.name}: {len(out)} instances, mean {hf_meta['mean_length']:.1f} pieces, "
-          f"{hf_meta['tokenizer']['truncated']} truncated to {settings.max_length}")
+    print(
+        f"{dataset} for {settings.name}: {len(out)} instances, mean {hf_meta['mean_length']:.1f} pieces, "
+        f"{hf_meta['tokenizer']['truncated']} truncated to {settings.max_length}"
+    )
     return hf_meta
 
 

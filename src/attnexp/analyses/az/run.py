@@ -69,7 +69,6 @@ def relevance_and_importance(
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
-
     from attnexp.data.vocab import UNK
 
     blank = getattr(model, "blank_id", UNK) if blank is None else blank

@@ -68,7 +68,9 @@ def run_analyses(
     if adversary:
         write_parquet(outputs["adversary"], adversary_table(classifier, rows, settings, torch.Generator().manual_seed(seed + 1)))
     else:
-        write_parquet(outputs["adversary"], pd.DataFrame({"instance_id": pd.Series(dtype=str), "emax_jsd": pd.Series(dtype=float)}))
+        write_parquet(
+            outputs["adversary"], pd.DataFrame({"instance_id": pd.Series(dtype=str), "emax_jsd": pd.Series(dtype=float)})
+        )
     write_yaml(
         outputs["config"],
         {
