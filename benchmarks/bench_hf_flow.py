@@ -89,7 +89,8 @@ def main() -> None:
     max_pieces = float(np.abs(ours[0].sum(-1) - 1).max())
     print(f"model: BERT {layers} layers x 12 heads, {n} tokens, {args.sentences} sentences (forward {forward:.3f} s/sentence)")
     print(
-        f"ours (scipy, batch_flow, [CLS] row of every layer): {per_sentence:.2f} s/sentence, CPU {cpu_per_sentence:.2f} s (rows sum to 1 +- {max_pieces:.0e})"
+        f"ours (scipy, batch_flow, [CLS] row of every layer): {per_sentence:.2f} s/sentence, "
+        f"CPU {cpu_per_sentence:.2f} s (rows sum to 1 +- {max_pieces:.0e})"
     )
     for name, value in timings.items():
         print(f"networkx {name}: {value:.0f} s/sentence (extrapolated); ours is {value / per_sentence:.0f}x faster")
