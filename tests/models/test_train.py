@@ -3,10 +3,12 @@ selection per objective (J&W never keep epoch 0, W&P may, the adversary stops on
 
 import itertools
 
+import numpy as np
 import pytest
 import torch
 import yaml
 
+from attnexp.data.preprocess import split_frame
 from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, build_model, fit
 from tests.factories import SCHEMA, train_settings
 
@@ -128,3 +130,23 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
     assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(3, 4, 2, "test", True, 0.5, 0.0)
     with pytest.raises(ValueError, match="hyperparameters"):
         TrainSettings.from_config(config, seed=1)
+
+
+def test_length_noise_sorts_by_the_sequence_length_with_markers(planted_sentiment, monkeypatch):
+    """J&W §5 batching: the noise is drawn on L = n + 2 (the spec's sequence length, [SOS] and [EOS] included,
+    as in the authors' code), not on the n real tokens."""
+    import attnexp.models.train as train
+
+    instances, meta = planted_sentiment
+    instances = instances.groupby("split", sort=False).head(40)
+    seen = []
+    real = train.length_noise_batches
+    monkeypatch.setattr(train, "length_noise_batches", lambda lengths, *a: seen.append(lengths) or real(lengths, *a))
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    fit(model, instances, train_settings(1, 64), progress=lambda _: None)
+    expected = split_frame(instances, "train")["tokens"].map(len).to_numpy()
+    assert (
+        len(seen) == 1
+        and np.array_equal(seen[0], expected)
+        and np.array_equal(seen[0], split_frame(instances, "train")["length"] + 2)
+    )

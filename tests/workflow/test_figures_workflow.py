@@ -13,6 +13,7 @@ FIGURE_RULES = [
     "table2",
     "cross_measure_table",
     "rationale_table",
+    "paper_comparison",
     "dataset_figures",
     "model_figure",
     "summary_figures",
@@ -46,6 +47,9 @@ def test_every_table_and_figure_exists(drawn):
     for stem in ("table1_datasets", "table2_kendall", "cross_measure", "rationale_recovery"):
         for path in paths.table_files("jw", stem).values():
             assert (drawn / path).stat().st_size > 0
+    comparison = paths.paper_comparison_files()  # generated data only: a valid table with no rows
+    assert (drawn / comparison["csv"]).read_text().startswith("paper,table,page,source,dataset")
+    assert "(no rows)" in (drawn / comparison["md"]).read_text()
     pngs = sorted(drawn.glob("results/figures/jw/**/*.png"))
     assert len(pngs) == len(DATASETS) * 9 + 3
     for png in pngs:

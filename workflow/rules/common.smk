@@ -78,6 +78,7 @@ PAPER_NAMES = {
     "jw": "Jain & Wallace",
     "wp": "Wiegreffe & Pinter",
     "az": "Abnar & Zuidema",
+    paths.COMPARISON: "All papers: ours vs published",
 }
 ALL_DATASETS = "All datasets"
 
@@ -139,6 +140,11 @@ def get_raw_files(wildcards):
     if spec.synthetic in FAMILY_FILES:
         return paths.SYNTHETIC.format(family=spec.synthetic)
     return policy.raw_input_files(spec, DATA, workflow.basedir)
+
+
+def get_user_dataset(wildcards):
+    """The config's declaration of a dataset from `user_datasets` ({} for a built-in dataset)."""
+    return config["user_datasets"].get(wildcards.dataset, {})
 
 
 def get_synthetic_options(wildcards):
@@ -527,7 +533,12 @@ def get_jw_targets():
 
 def get_table_targets():
     """Every table of the three papers (CSV + Markdown + LaTeX)."""
-    return get_jw_table_targets() + get_wp_table_targets() + get_az_table_targets()
+    return (
+        get_jw_table_targets()
+        + get_wp_table_targets()
+        + get_az_table_targets()
+        + get_comparison_table_targets()
+    )
 
 
 def get_figure_targets():
@@ -722,3 +733,68 @@ def get_wp_targets():
         *get_wp_diagnostic_targets(),
         *get_wp_adversarial_targets(),
     ]
+
+
+# --- ours beside the published values (attnexp.report.comparison) ---
+# Only datasets the papers report on (or their fallback variants) are compared: a grid of generated data gives an
+# empty table and needs no input. Ours come from the same run files as the papers' tables (W&P: the base seed).
+from attnexp.report.comparison import compared as compared_models
+
+
+def get_paper_comparison_runs(wildcards=None):
+    """The run files behind every published number this grid can match (params of paper_comparison)."""
+    jw = compared_models(DATASET_NAMES, "jw")
+    jw_models = [
+        {
+            **m,
+            **{
+                k: paths.model_files(
+                    m["dataset"], m["encoder"], m["attention"], m["seed"]
+                )[k]
+                for k in ("metrics", "config")
+            },
+            "kendall": model_tables(m, ["kendall"])["kendall"],
+        }
+        for m in (grid_models(list(jw)) if jw else [])  # grid_models([]): all datasets
+        if f"{m['encoder']}-{m['attention']}" in jw[m["dataset"]]
+    ]
+    wp_runs = [
+        {
+            "dataset": d,
+            "variant": v,
+            "seed": WP.base_seed,
+            **{k: get_wp_run_files(d, v)[k] for k in ("metrics", "config")},
+        }
+        for d in compared_models(WP_DATASETS, "wp")
+        for v in ("base", "uniform")
+    ]
+    az = compared_models(AZ_DATASETS, "az")
+    az_runs = [
+        {"dataset": r["dataset"], "seed": r["seed"], "summary": r["summary"]}
+        for r in get_az_runs()
+        if r["dataset"] in az
+    ]
+    datasets = {r["dataset"] for r in [*jw_models, *wp_runs, *az_runs]}
+    metas = {d: paths.preprocessed_files(d)["meta"] for d in sorted(datasets)}
+    return {
+        "metas": metas,
+        "jw_models": jw_models,
+        "wp_runs": wp_runs,
+        "az_runs": az_runs,
+    }
+
+
+def get_paper_comparison_inputs(wildcards=None):
+    runs = get_paper_comparison_runs()
+    files = list(runs["metas"].values())
+    for kind, keys in (
+        ("jw_models", ("metrics", "config", "kendall")),
+        ("wp_runs", ("metrics", "config")),
+        ("az_runs", ("summary",)),
+    ):
+        files += [run[k] for run in runs[kind] for k in keys]
+    return files
+
+
+def get_comparison_table_targets():
+    return list(paths.paper_comparison_files().values())

@@ -21,6 +21,7 @@ rule hf_tokenize:
         config=config_sections("hf", "seeding", "model_selection"),
         raw_dir=get_raw_dir,
         user_files=config["data"]["user_files"],
+        declaration=get_user_dataset,
     script:
         "../scripts/hf_tokenize.py"
 

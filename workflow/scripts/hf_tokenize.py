@@ -8,5 +8,6 @@ with log_to(snakemake.log[0]):
         preprocessed={"instances": snakemake.input.instances, "meta": snakemake.input.meta},
         raw_dir=snakemake.params.raw_dir,
         user_files=dict(snakemake.params.user_files),
+        declaration=dict(snakemake.params.declaration) or None,
         outputs=dict(snakemake.output.items()),
     )

@@ -9,4 +9,5 @@ with log_to(snakemake.log[0]):
         meta_path=snakemake.output.meta,
         options=dict(snakemake.params.options),
         user_files=dict(snakemake.params.user_files),
+        declaration=dict(snakemake.params.declaration) or None,
     )

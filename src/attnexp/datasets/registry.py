@@ -40,6 +40,7 @@ class DatasetSpec:
     layouts: dict[str, dict[str, str]] = field(default_factory=dict)  # layout -> role -> path under the raw dir
     user_files: tuple[str, ...] = ()  # roles the user names in config `data.user_files.<user_group>`
     user_group: str | None = None
+    files: dict[str, str] = field(default_factory=dict)  # role -> path named in config `user_datasets.<name>`
     downloads: tuple[str, ...] = ()  # archives (acquire.DOWNLOADS) that produce the `official` layout
     min_df: int = 1
     dev_fraction: float | None = None  # carve dev out of train when the raw data has none
@@ -56,6 +57,7 @@ class DatasetSpec:
     synthetic: str | None = None  # generator family for the embedded offline data
     comparable: bool = True  # False for substitutes that the papers' numbers do not describe
     note: str = ""  # why a variant is not comparable, or what a user must supply
+    tokenizer: str = "spacy"  # the text recipe of `tokenize.TOKENIZERS` the reader applies (the API reuses it)
     extra: dict = field(default_factory=dict)
 
     @property
@@ -89,6 +91,7 @@ register(
         task="bc",
         layouts={"synthetic": {"data": "data.csv"}},
         read=lambda f: read_jw_csv(f["data"]),
+        tokenizer="whitespace",
         description="planted-rationale binary classification (generated)",
         epochs=6,
         embedding_dim=64,
@@ -103,6 +106,7 @@ register(
         task="nli",
         layouts={"synthetic": {s: f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")}},
         read=lambda f: read_snli_tsv({s: f[s] for s in ("train", "dev", "test")}),
+        tokenizer="whitespace",
         description="planted-rationale sentence pairs, 3 classes (generated)",
         epochs=12,
         batch_size=32,
@@ -120,6 +124,7 @@ for _task, _stem in BABI_TASK_FILES.items():
             task="qa",
             layouts={"synthetic": {s: f"en/{_stem}_{s}.txt" for s in ("train", "test")}},
             read=lambda f: read_babi_files({s: f[s] for s in ("train", "test")}),
+            tokenizer="whitespace",
             description=f"bAbI task {_task} world simulation (generated)",
             dev_fraction=0.15,
             epochs=12,
@@ -145,6 +150,7 @@ register(
         },
         read=lambda f: read_sst({s: f[s] for s in _SPLITS}),
         downloads=("sst",),
+        tokenizer="sst",
         description="Stanford Sentiment Treebank, binary (root 0/1 vs 3/4)",
         min_df=1,
         length_bounds=(5, None),
@@ -161,6 +167,7 @@ register(
         },
         read=read_imdb,
         downloads=("imdb",),
+        tokenizer="keras",
         description="IMDB movie reviews (Keras tokenization emulated; J&W's 400-token split recipe)",
         min_df=10,
         length_bounds=(6, None),
@@ -177,6 +184,7 @@ register(
         },
         read=read_newsgroups,
         downloads=("20news",),
+        tokenizer="newsgroups",
         description="20 Newsgroups bydate, rec.sport.baseball vs rec.sport.hockey",
         min_df=2,
         length_bounds=(6, 500),
@@ -350,6 +358,7 @@ register(
         read=read_diabetes,
         user_files=(*_MIMIC_FILES, "train_ids", "dev_ids", "test_ids"),
         user_group="mimic",
+        tokenizer="mimic",
         description="MIMIC-III Diabetes (ICD-9 250.00) on CAML's top-50 admissions",
         min_df=5,
         length_bounds=(6, 4000),
@@ -364,6 +373,7 @@ register(
         read=read_anemia,
         user_files=_MIMIC_FILES,
         user_group="mimic",
+        tokenizer="mimic",
         description="MIMIC-III Anemia (285.1 acute posthemorrhagic vs 285.2x chronic)",
         min_df=5,
         length_bounds=(None, 4000),
@@ -380,6 +390,7 @@ register(
         task="bc",
         layouts={"synthetic": {"data": "data.csv"}},
         read=lambda f: read_jw_csv(f["data"]),
+        tokenizer="whitespace",
         description="subject-verb number agreement up to the verb, subject position known (generated; A&Z §2.1 substitute)",
         epochs=8,
         batch_size=32,
@@ -393,6 +404,7 @@ register(
         task="bc",
         layouts={"linzen": {"data": "data.csv"}},
         read=lambda f: read_jw_csv(f["data"]),
+        tokenizer="whitespace",
         description="Linzen et al. (2016) agreement corpus up to the verb (user-supplied path: az.linzen_path)",
         epochs=20,
         batch_size=64,

@@ -123,12 +123,16 @@ def hf_instances(
     return out, hf_meta
 
 
-def raw_texts(dataset: str, raw_dir: str | Path | None, user_files: dict | None = None) -> pd.DataFrame:
-    """instance_id, text (and question) of every raw instance of a registered dataset, as preprocessing reads them."""
+def raw_texts(
+    dataset: str, raw_dir: str | Path | None, user_files: dict | None = None, declaration: dict | None = None
+) -> pd.DataFrame:
+    """instance_id, text (and question) of every raw instance of a dataset, as preprocessing reads them
+    (`declaration`: the config's `user_datasets.<dataset>` of a dataset declared there)."""
     from attnexp.datasets import get_dataset
     from attnexp.datasets.acquire import resolve_files
+    from attnexp.datasets.user import user_spec
 
-    spec = get_dataset(dataset)
+    spec = user_spec(dataset, declaration) if declaration else get_dataset(dataset)
     frame = spec.read(resolve_files(spec, raw_dir, user_files))
     columns = {"instance_id": [f"{spec.name}/{k}" for k in frame["key"]], "text": frame["text"].astype(str)}
     if "question" in frame:
@@ -144,13 +148,16 @@ def run_hf_tokenize(
     raw_dir: str | Path | None,
     user_files: dict | None,
     outputs: Mapping[str, str | Path],
+    declaration: dict | None = None,
 ) -> dict:
     """Write the dataset tokenized for one HF model (`outputs`: instances, meta as `paths.hf_preprocessed_files`)."""
     from attnexp.data.preprocess import write_preprocessed
 
     instances, meta = read_preprocessed(preprocessed["instances"], preprocessed["meta"])
     tokenizer = load_tokenizer(settings.checkpoint, settings.allow_download)
-    out, hf_meta = hf_instances(instances, meta, raw_texts(dataset, raw_dir, user_files), tokenizer, settings.max_length)
+    out, hf_meta = hf_instances(
+        instances, meta, raw_texts(dataset, raw_dir, user_files, declaration), tokenizer, settings.max_length
+    )
     hf_meta["hf_model"] = {"name": settings.name, "checkpoint": settings.checkpoint}
     write_preprocessed(out, hf_meta, outputs["instances"], outputs["meta"])
     print(

@@ -250,7 +250,7 @@ def fit(
         start = time.perf_counter()
         model.train()
         total_loss = 0.0
-        for index in length_noise_batches(train_rows["length"].to_numpy(), settings.batch_size, rng):
+        for index in length_noise_batches(train_rows["length"].to_numpy() + 2, settings.batch_size, rng):  # L = n + 2
             loss = objective.loss(model, collate(train_rows.iloc[index]))
             if objective.finite_loss and not torch.isfinite(loss):
                 raise FloatingPointError(f"{objective.name} loss is not finite in epoch {epoch + 1}")
@@ -287,6 +287,20 @@ def fit(
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
 
 
+def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tuple[str, torch.Tensor | None, bool]:
+    """(source recorded in the run config, initial embedding matrix or None, comparable) for `embeddings`
+    ({"source", "path", "missing"}, as `policy.embeddings` gives it); shared by the J&W and W&P runs."""
+    source, vectors = "random", None
+    if embeddings and embeddings.get("path"):
+        from attnexp.data.embeddings import load_word_vectors
+
+        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings.get("missing", "zero"), seed)
+        source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
+        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
+    comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
+    return source, vectors, comparable
+
+
 def run_training(
     *,
     instances,
@@ -312,17 +326,8 @@ def run_training(
     torch.set_num_threads(threads)
     seed = settings.seed
     instances, meta = read_preprocessed(instances, meta)
-    source, vectors = "random", None
-    if embeddings and embeddings.get("path"):
-        from attnexp.data.embeddings import load_word_vectors
-
-        matrix, found = load_word_vectors(
-            embeddings["path"], meta["vocab"], hyperparameters["embedding_dim"], embeddings.get("missing", "zero"), seed
-        )
-        source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
-        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
+    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
     model = model_from_options(meta, encoder, attention, hyperparameters, model_options, seed, embeddings=vectors)
-    comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
     print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = fit(model, instances, settings)
     run_config = {

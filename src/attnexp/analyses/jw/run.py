@@ -66,7 +66,7 @@ def run_analyses(
     permutation = permutation_table(classifier, rows, settings, torch.Generator().manual_seed(seed))
     write_parquet(outputs["permutation"], permutation)
     if adversary:
-        write_parquet(outputs["adversary"], adversary_table(classifier, rows, settings, torch.Generator().manual_seed(seed + 1)))
+        write_parquet(outputs["adversary"], adversary_table(classifier, rows, settings, seed + 1))
     else:
         write_parquet(
             outputs["adversary"], pd.DataFrame({"instance_id": pd.Series(dtype=str), "emax_jsd": pd.Series(dtype=float)})
