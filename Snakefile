@@ -18,6 +18,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/jw.smk"
 include: "workflow/rules/wp.smk"
 include: "workflow/rules/az.smk"
+include: "workflow/rules/hf.smk"
 include: "workflow/rules/report.smk"
 
 

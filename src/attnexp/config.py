@@ -63,6 +63,7 @@ def load_schema(path: str | Path, user_datasets: Iterable[str] = ()) -> dict:
     names = sorted(BUILTIN | {str(n) for n in user_datasets})
     schema["properties"]["datasets"]["items"]["enum"] = names
     schema["properties"]["az"]["properties"]["datasets"]["items"]["enum"] = names
+    schema["properties"]["hf"]["properties"]["datasets"]["items"]["enum"] = names
     return schema
 
 
@@ -100,6 +101,7 @@ def _semantic_problems(config: dict) -> list[str]:
     if unknown:
         problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
     problems += _wp_problems(config.get("wp", {}))
+    problems += _hf_problems(config)
     return problems
 
 
@@ -116,3 +118,12 @@ def _wp_problems(wp: dict) -> list[str]:
         if unknown:
             problems.append(f"config key 'wp.{key}': unknown dataset(s) {unknown}; use 'default' or a dataset name")
     return problems
+
+
+def _hf_problems(config: dict) -> list[str]:
+    """Every Hugging Face checkpoint must be loadable offline (or hf.allow_download set) before any job runs."""
+    if not config.get("hf", {}).get("datasets"):
+        return []
+    from attnexp.models.hf_runs import checkpoint_problems
+
+    return [f"config key '{p.split(': ', 1)[0]}': {p.split(': ', 1)[1]}" for p in checkpoint_problems(config)]

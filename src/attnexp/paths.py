@@ -32,6 +32,9 @@ WP_DATASET = f"{RESULTS}/wp/{{dataset}}"
 WP_RUN = f"{WP_DATASET}/{{variant}}/seed{{seed}}"
 WP_ADVERSARY = f"{WP_DATASET}/adversarial/seed{{seed}}/lambda{{lam}}"
 AZ_RUN = f"{RESULTS}/az/{{dataset}}/seed{{seed}}"
+HF = f"{RESULTS}/hf/{{hf_model}}"  # Hugging Face models (config hf.models): tokenized data, runs, analyses
+HF_PREPROCESSED = f"{HF}/preprocessed/{{dataset}}"
+HF_RUN = f"{HF}/{{dataset}}/seed{{seed}}"  # model/ (RUN_FILES), az/ (AZ_FILES), jw/ (ANALYSIS_FILES)
 TABLES = f"{RESULTS}/tables/{{paper}}"
 FIGURES = f"{RESULTS}/figures/{{paper}}"
 # figure stems inside FIGURES (paper "jw"): one model's figures, and the across-model summary per attention
@@ -130,6 +133,40 @@ AZ_COMBINED_FILES = {"summary": "correlation_summary.csv", "recovery": "subject_
 def az_combined_files() -> dict[str, str]:
     """A&Z summaries of every dataset across its seeds: `results/az/{correlation_summary,subject_recovery}.csv`."""
     return in_folder(f"{RESULTS}/az", AZ_COMBINED_FILES)
+
+
+def hf_preprocessed_files(hf_model="{hf_model}", dataset="{dataset}") -> dict[str, str]:
+    """A grid dataset tokenized by one Hugging Face model's tokenizer (same file names as `preprocessed_files`)."""
+    return in_folder(HF_PREPROCESSED.format(hf_model=hf_model, dataset=dataset), PREPROCESSED_FILES)
+
+
+def hf_run_dir(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> str:
+    return HF_RUN.format(hf_model=hf_model, dataset=dataset, seed=seed)
+
+
+def hf_model_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """One Hugging Face model's run files (used as given or fine-tuned on `dataset`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/model", RUN_FILES)
+
+
+def hf_az_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The A&Z analysis of one Hugging Face run (the files of `az_files`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/az", AZ_FILES)
+
+
+def hf_analysis_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The J&W analyses of one Hugging Face run (the files of `analysis_files`; the adversary table is empty)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ANALYSIS_FILES)
+
+
+def hf_task(hf_model: str = "{hf_model}", dataset: str = "{dataset}") -> str:
+    """How a Hugging Face run is labelled in the A&Z tables (their `task` column): `{dataset}@{hf_model}`."""
+    return f"{dataset}@{hf_model}"
+
+
+def hf_figure_stem(name: str, hf_model="{hf_model}", dataset="{dataset}", seed=None) -> str:
+    """A&Z figure stems of a Hugging Face run under results/figures/az/: `hf/{hf_model}/{dataset}/{name}[_seed{seed}]`."""
+    return f"hf/{hf_model}/{dataset}/{name}" + ("" if seed is None else f"_seed{seed}")
 
 
 def table_files(paper: str, stem: str) -> dict[str, str]:

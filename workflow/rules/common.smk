@@ -183,6 +183,7 @@ def get_all_targets():
     targets = get_model_targets() + get_datasets_targets()
     targets += get_analyses_targets()
     targets += get_az_targets()
+    targets += get_hf_targets()
     targets += get_wp_targets()
 
     targets += get_figures_targets()
@@ -205,7 +206,10 @@ def get_analyses_targets():
 AZ = config["az"]
 AZ_DATASETS = AZ["datasets"] + (["linzen_agreement"] if AZ["linzen_path"] else [])
 AZ_SEEDS = AZ["seeds"]
-AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
+AZ_WILDCARDS = {
+    "dataset": "|".join(map(re.escape, AZ_DATASETS)) or "none",
+    "seed": r"\d+",
+}
 # the Transformer the A&Z analyses read (standard blocks unless az.tied_cls_attention); the J&W analyses
 # swap one [CLS] distribution and always read the tied variant
 AZ_ATTENTION = (
@@ -237,11 +241,15 @@ def get_linzen_path(wildcards):
 
 
 def get_az_runs(wildcards=None):
-    """Every analysed (dataset, seed) with its files: one list, so inputs and labels cannot disagree."""
+    """Every analysed (dataset, seed) with its files: one list, so inputs and labels cannot disagree.
+    Hugging Face runs (hf.smk) join under the label `{dataset}@{hf_model}`."""
     return [
         {"dataset": d, "seed": int(s), **paths.az_files(d, s)}
         for d in AZ_DATASETS
         for s in AZ_SEEDS
+    ] + [
+        {"dataset": paths.hf_task(m, d), "seed": int(s), **paths.hf_az_files(m, d, s)}
+        for m, d, s in HF_RUNS
     ]
 
 
@@ -258,7 +266,7 @@ def az_table_outputs():
 
 
 def get_az_table_targets():
-    if not AZ_DATASETS:
+    if not AZ_DATASETS and not HF_RUNS:
         return []
     return [f for stem in AZ_TABLES for f in paths.table_files("az", stem).values()]
 
@@ -295,6 +303,47 @@ def get_az_targets():
         *get_az_table_targets(),
         *get_az_figure_targets(),
     ]
+
+
+# --- Hugging Face models (hf.smk): results/hf/{hf_model}/..., A&Z rows labelled {dataset}@{hf_model} ---
+HF = config["hf"]
+HF_MODELS = list(HF["models"]) if HF["datasets"] else []
+HF_DATASETS = get_available_datasets(HF["datasets"]) if HF_MODELS else []
+HF_RUNS = [(m, d, int(s)) for m in HF_MODELS for d in HF_DATASETS for s in HF["seeds"]]
+HF_WILDCARDS = {
+    "hf_model": "|".join(map(re.escape, HF_MODELS)) or "none",
+    "dataset": "|".join(map(re.escape, HF_DATASETS)) or "none",
+    "seed": r"\d+",
+}
+
+
+def get_hf_task(wildcards):
+    return paths.hf_task(wildcards.hf_model, wildcards.dataset)
+
+
+def get_hf_analysis_batch_size(wildcards):
+    """J&W analyse in batches of the training batch size: the model's hf train batch size."""
+    model = HF["models"][wildcards.hf_model]
+    return model.get("train", {}).get("batch_size", HF["train"]["batch_size"])
+
+
+def get_hf_targets():
+    targets = []
+    for m, d, s in HF_RUNS:
+        targets += [
+            paths.hf_model_files(m, d, s)["metrics"],
+            paths.hf_az_files(m, d, s)["summary"],
+        ]
+        if HF["jw_analyses"]:
+            targets.append(paths.hf_analysis_files(m, d, s)["kendall_summary"])
+        targets += paths.figure_files(
+            "az", paths.hf_figure_stem("cls_maps", m, d, s)
+        ).values()
+    for m in HF_MODELS:
+        for d in HF_DATASETS:
+            stem = paths.hf_figure_stem("correlation_by_layer", m, d)
+            targets += paths.figure_files("az", stem).values()
+    return targets + (get_az_table_targets() if HF_RUNS else [])
 
 
 # --- figures: J&W tables and figures; the targets across papers for report.smk ---

@@ -7,3 +7,4 @@ TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION = "transformer", "self"  # A&Z runs: 
 # the same Transformer whose last-layer [CLS] row is one head-averaged distribution (J&W analyses swap it)
 TRANSFORMER_TIED_ATTENTION = "tiedcls"
 TRANSFORMER_ATTENTIONS = (TRANSFORMER_ATTENTION, TRANSFORMER_TIED_ATTENTION)
+HF_ENCODER = "hf"  # Hugging Face encoders (models.hf): results/hf/{hf_model}/...

@@ -55,7 +55,12 @@ def blank_out(
 def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
     """(|sum_d ds/de_jd|, |sum_d e_jd ds/de_jd|) per position [B, L], e = token + position embedding."""
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
-    logits = model.logits(batch, embedded)
+    own_logits = getattr(model, "logits", None)  # our Transformer: its own [CLS] path (the standard one cannot decode)
+    if own_logits is not None:
+        logits = own_logits(batch, embedded)
+    else:  # models whose decode of their own attention is their output (J&W classifier, Hugging Face wrapper)
+        encoded = model.encode(batch, embedded)
+        logits = model.decode(encoded, model.attend(encoded, batch), batch)
     (grad,) = torch.autograd.grad(gold_score(model, logits, batch.labels, score).sum(), embedded)
     mask = batch.padding_mask
     return (grad.sum(-1).abs() * mask).detach(), ((grad * embedded).sum(-1).abs() * mask).detach()
