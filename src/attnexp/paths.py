@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 SPLITS = ("train", "dev", "test")
 PAPERS = ("jw", "wp", "az")  # Jain & Wallace, Wiegreffe & Pinter, Abnar & Zuidema
-TABLE_FORMATS = ("csv", "md", "tex")
+TABLE_FORMATS = ("csv", "md", "tex", "html")  # html: the page the HTML report shows
 FIGURE_FORMATS = ("png", "pdf")
 
 RESULTS = "results"
@@ -132,7 +132,7 @@ def az_combined_files() -> dict[str, str]:
 
 
 def table_files(paper: str, stem: str) -> dict[str, str]:
-    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex}`."""
+    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex,html}`."""
     return {fmt: f"{TABLES.format(paper=paper)}/{stem}.{fmt}" for fmt in TABLE_FORMATS}
 
 

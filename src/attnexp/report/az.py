@@ -105,34 +105,35 @@ def importance_recovery_display(recovery: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _table_paths(outputs: Mapping[str, str | Path], stem: str) -> list[str | Path]:
-    return [outputs[f"{stem}_{fmt}"] for fmt in ("csv", "md", "tex")]
+def _table_paths(outputs: Mapping[str, str | Path], stem: str) -> dict[str, str | Path]:
+    """One table's {format: path} out of the rule's `{stem}_{format}` outputs."""
+    return {key.removeprefix(f"{stem}_"): path for key, path in outputs.items() if key.startswith(f"{stem}_")}
 
 
 def write_az_tables(*, summary: str | Path, recovery: str | Path, gradient: str, outputs: Mapping[str, str | Path]) -> None:
     """The three A&Z tables (CSV + Markdown + LaTeX) from the across-seed summaries of `combine_runs`.
 
-    `outputs` keys: `{stem}_{csv,md,tex}` for every stem in TABLES.
+    `outputs` keys: `{stem}_{csv,md,tex,html}` for every stem in TABLES.
     """
     correlations = pd.read_csv(summary)
     found = pd.read_csv(recovery)
     write_table(
         correlations,
-        correlation_display(correlations, gradient),
-        *_table_paths(outputs, "correlations"),
-        CAPTIONS["correlations"],
+        _table_paths(outputs, "correlations"),
+        caption=CAPTIONS["correlations"],
+        display=correlation_display(correlations, gradient),
     )
     write_table(
         found[found["layer"] > 0],
-        subject_recovery_display(found),
-        *_table_paths(outputs, "subject_recovery"),
-        CAPTIONS["subject_recovery"],
+        _table_paths(outputs, "subject_recovery"),
+        caption=CAPTIONS["subject_recovery"],
+        display=subject_recovery_display(found),
     )
     write_table(
         found[found["layer"] == 0],
-        importance_recovery_display(found),
-        *_table_paths(outputs, "importance_recovery"),
-        CAPTIONS["importance_recovery"],
+        _table_paths(outputs, "importance_recovery"),
+        caption=CAPTIONS["importance_recovery"],
+        display=importance_recovery_display(found),
     )
 
 

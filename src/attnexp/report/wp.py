@@ -137,7 +137,7 @@ def display(table: pd.DataFrame, digits: int = DIGITS) -> pd.DataFrame:
 
 
 def _write(table: pd.DataFrame, outputs: Mapping[str, Path], stem: str, caption: str | None = None) -> pd.DataFrame:
-    write_table(table, display(table), outputs["csv"], outputs["md"], outputs["tex"], caption or CAPTIONS[stem])
+    write_table(table, outputs, caption=caption or CAPTIONS[stem], display=display(table))
     return table
 
 
