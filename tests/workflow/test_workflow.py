@@ -4,7 +4,6 @@ import pytest
 
 from tests.workflow.helpers import snakemake, tiny_config
 
-
 CONSOLE = {}  # the console output of the full run
 
 
