@@ -25,7 +25,9 @@ CAPTIONS = {
     "correlations": "Abnar and Zuidema Tables 1-2 analogue: Spearman's rho between the [CLS] relevance of raw attention, "
     "rollout and flow at each layer and token importance (blank-out; input gradients), mean ± std over test examples "
     "(with several seeds: the mean over seeds of both, and the std of the per-seed means); n examples, NaN rho = "
-    "examples with a constant vector (no ranking).",
+    "examples with a constant vector (no ranking). Flow equal across upper layers is a property of max-flow, not a "
+    "bug: every token's flow has reached a bound that does not depend on the layer (the capacity 1 leaving [CLS], or "
+    "its first-layer column sum).",
     "subject_recovery": "Ground truth found by relevance: top-1 accuracy (the highest-relevance word is the subject or "
     "a planted cue) per method and layer, among the words of each test example.",
     "importance_recovery": "Ground truth found by importance: top-1 accuracy, mean reciprocal rank and relevance share "
