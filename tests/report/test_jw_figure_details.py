@@ -50,7 +50,7 @@ def test_three_class_histograms_are_outlines_two_class_histograms_bars():
 
 
 def test_nli_and_qa_examples_show_the_hypothesis_or_question():
-    for task, label in (("nli", "hyp."), ("qa", "question")):
+    for task, label in (("nli", "hyp."), ("qa", "q.")):
         texts = [t.get_text() for t in adversary_examples(results(["a", "b", "c"], task=task), OPTIONS).axes[0].texts]
         assert label in texts and "where" in texts and "garden" in texts  # the question and the attended text
         plt.close("all")

@@ -17,7 +17,7 @@ JSD_LABEL = "Max JS Divergence within ε"
 EXAMPLE_FONT = 6.0  # points
 MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
 EXAMPLE_LINE_INCHES = 0.125
-QUESTION_LABELS = {"qa": "question", "nli": "hyp."}  # the second input, printed above the attended text
+QUESTION_LABELS = {"qa": "q.", "nli": "hyp."}  # the second input, printed above the attended text
 
 
 def output_change(original, adversarial) -> float:
