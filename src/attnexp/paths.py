@@ -11,7 +11,7 @@ from collections.abc import Mapping
 SPLITS = ("train", "dev", "test")
 PAPERS = ("jw", "wp", "az")  # Jain & Wallace, Wiegreffe & Pinter, Abnar & Zuidema
 COMPARISON = "comparison"  # tables across the three papers (ours beside the published values), in place of a paper
-TABLE_FORMATS = ("csv", "md", "tex")
+TABLE_FORMATS = ("csv", "md", "tex", "html")  # html: the page the HTML report shows
 FIGURE_FORMATS = ("png", "pdf")
 
 RESULTS = "results"
@@ -170,12 +170,12 @@ def hf_figure_stem(name: str, hf_model="{hf_model}", dataset="{dataset}", seed=N
 
 
 def table_files(paper: str, stem: str) -> dict[str, str]:
-    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex}`."""
+    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex,html}`."""
     return {fmt: f"{TABLES.format(paper=paper)}/{stem}.{fmt}" for fmt in TABLE_FORMATS}
 
 
 def paper_comparison_files() -> dict[str, str]:
-    """Ours beside the papers' printed values: `results/tables/comparison/paper_comparison.{csv,md,tex}`."""
+    """Ours beside the papers' printed values: `results/tables/comparison/paper_comparison.{csv,md,tex,html}`."""
     return table_files(COMPARISON, "paper_comparison")
 
 

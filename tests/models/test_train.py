@@ -19,7 +19,7 @@ def test_every_model_learns_the_planted_classification_task(planted_sentiment, e
     model = build_model(meta, encoder, attention, embedding_dim=64, hidden_size=64, seed=0)
     result = fit(model, instances, train_settings(8, 32, seed=0), progress=lambda _: None)
     assert result.test_metrics["accuracy"] >= 0.95
-    assert 0 < result.best_epoch < 8
+    assert 1 < result.best_epoch <= 8  # 1-based; J&W never keep the first epoch
     assert len(result.history) == 8
 
 
@@ -40,8 +40,8 @@ def test_jw_never_keeps_epoch_0_and_keeps_the_last_epoch_when_none_improves(plan
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     result = fit(model, instances, train_settings(1, 64, seed=0), progress=lambda _: None)
-    assert result.history["kept"].tolist() == [False] and result.best_epoch == 0
-    assert result.test_metrics["best_epoch"] == 0 and "epochs_run" not in result.test_metrics
+    assert result.history["kept"].tolist() == [False] and result.best_epoch == 1  # epochs count from 1
+    assert result.test_metrics["best_epoch"] == 1 and "epochs_run" not in result.test_metrics
     assert list(result.history.columns) == ["epoch", "train_loss", "dev_roc_auc", "kept", "seconds"]
 
 
@@ -49,7 +49,7 @@ def test_wp_runs_may_keep_epoch_0(planted_sentiment):
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     result = fit(model, instances, train_settings(1, 64, seed=0), Classification(first_epoch_eligible=True), lambda _: None)
-    assert result.history["kept"].tolist() == [True] and result.best_epoch == 0
+    assert result.history["kept"].tolist() == [True] and result.best_epoch == 1
 
 
 class Scripted:
@@ -83,9 +83,13 @@ def test_fit_stops_after_patience_epochs_without_improvement_and_restores_the_be
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     objective = Scripted([3.0, 2.0, 2.5, 2.7, 1.0], patience=2)
-    result = fit(model, instances, train_settings(5, 64, seed=0), objective, lambda _: None)
+    lines = []
+    result = fit(model, instances, train_settings(5, 64, seed=0), objective, lines.append)
+    kept = [line for line in lines if "(kept)" in line]
+    assert kept[-1].startswith(f"epoch {result.best_epoch}/5:")  # metrics.json and the log name the same epoch
     assert result.history["kept"].tolist() == [True, True, False, False]
-    assert result.best_epoch == 1 and result.test_metrics["epochs_run"] == 4
+    assert result.best_epoch == 2 and result.test_metrics["epochs_run"] == 4  # the second epoch, counted from 1
+    assert result.history["epoch"].tolist() == [1, 2, 3, 4]  # train_log.csv counts as the log does
     assert all(torch.equal(v, objective.states[1][k]) for k, v in result.model.state_dict().items())
 
 
@@ -111,7 +115,7 @@ def test_the_adversary_objective_stops_on_patience(planted_sentiment, monkeypatc
     table = DonorTable.from_frames(attention, predictions)
     result = train_consistent_adversary(model, instances, table, train_settings(1, 64, seed=0), objective, lambda _: None)
     assert result.history["kept"].tolist() == [True, True, False, False]
-    assert result.test_metrics["epochs_run"] == 4 and result.test_metrics["best_epoch"] == 1
+    assert result.test_metrics["epochs_run"] == 4 and result.test_metrics["best_epoch"] == 2
 
 
 def test_train_settings_have_no_defaults_and_come_from_the_config():

@@ -198,8 +198,19 @@ def test_write_table_keeps_the_earlier_positional_form(tmp_path):
 
 def test_table_paths_are_per_paper():
     assert paths.table_files("jw", "table2_kendall") == {
-        ext: f"results/tables/jw/table2_kendall.{ext}" for ext in ("csv", "md", "tex")
+        ext: f"results/tables/jw/table2_kendall.{ext}" for ext in ("csv", "md", "tex", "html")
     }
+
+
+def test_write_table_writes_an_html_page_the_report_shows_inline(tmp_path):
+    table = pd.DataFrame({"dataset": ["a<b", "c"], "f1": [0.123456, np.nan]})
+    files = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex", "html")}
+    writer.write_table(table, files, caption="W&P Table 2: F1.")
+    page = files["html"].read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<tr>") == 3  # header + two rows
+    assert "W&amp;P Table 2: F1." in page and "a&lt;b" in page  # caption and cells escaped
+    assert ">0.123<" in page and "0.1235" not in page and ">–<" in page  # rounded like the Markdown
+    assert '<th style="text-align:right">f1</th>' in page
 
 
 def test_dataset_order_follows_the_paper():

@@ -1,6 +1,8 @@
 """The J&W tables and figures as a workflow: every target from contract-shaped analysis files, each figure made by
 exactly one rule (no rule order), a figure outside the aggregate targets drawn alone, and the HTML report."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,11 @@ def test_report_groups_by_paper_dataset_and_model(drawn):
     html = (drawn / paths.REPORT).read_text()
     for text in ("Jain &amp; Wallace", "All datasets", "syn_babi1", "lstm-tanh seed 0", "Table 2: Kendall"):
         assert text in html or text.replace("&amp;", "&") in html, text
+    line = next(line for line in html.splitlines() if "var categories = " in line)
+    categories = json.loads(line.split("var categories = ", 1)[1].strip().rstrip(";"))
+    assert list(categories) == ["1. Jain & Wallace (2019)"]
+    sections = categories["1. Jain & Wallace (2019)"]
+    assert sorted(sections) == ["0. All datasets", "1. syn_sentiment", "2. syn_babi1"]  # the papers' order
+    entries = [path for section in sections.values() for path in section]
+    tables = [path for path in entries if "/tables/" in path]
+    assert len(tables) == 4 and all(path.endswith(".html") for path in tables)  # shown inline, not downloaded

@@ -71,27 +71,41 @@ RESOURCES = {
 
 
 # Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"),
-# labels = the model first, then the table or figure. `report(` at the start of a line would parse as the
+# labels = the model first, then the table or figure. Snakemake sorts categories, subcategories and entries by
+# name, so sections carry the papers' order as a number (attnexp.report.order). Tables enter as their HTML page
+# (shown inline; a CSV would only be offered for download). `report(` at the start of a line would parse as the
 # global `report:` directive, hence the alias.
+from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS, dataset_sections
+
 in_report = report
-PAPER_NAMES = {
-    "jw": "Jain & Wallace",
-    "wp": "Wiegreffe & Pinter",
-    "az": "Abnar & Zuidema",
-    paths.COMPARISON: "All papers: ours vs published",
-}
-ALL_DATASETS = "All datasets"
+PAPER_NAMES = PAPER_SECTIONS
+
+
+def report_section(subcategory):
+    """The report subcategory of `subcategory`: "All datasets" or a dataset name, or "{dataset}" (a wildcard),
+    numbered in the papers' dataset order over every dataset of this run."""
+
+    def section(wildcards):
+        name = (
+            subcategory.format(**dict(wildcards.items()))
+            if "{" in subcategory
+            else subcategory
+        )
+        sections = dataset_sections([*DATASET_NAMES, *WP_DATASETS, *AZ_DATASETS])
+        return sections.get(name, name)
+
+    return section
 
 
 def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-"):
-    """A table's CSV, Markdown and LaTeX; the CSV is its report entry (caption workflow/report/{paper}/)."""
+    """A table's CSV, Markdown, LaTeX and HTML; the HTML is its report entry (caption workflow/report/{paper}/)."""
     files = paths.table_files(paper, stem)
-    files["csv"] = in_report(
-        files["csv"],
+    files["html"] = in_report(
+        files["html"],
         caption=f"../report/{paper}/{stem.rsplit('/', 1)[-1]}.rst",
         category=PAPER_NAMES[paper],
-        subcategory=subcategory,
-        labels={"model": model, "table": title},
+        subcategory=report_section(subcategory),
+        labels={"model": model, "result": title},
     )
     return files
 
@@ -102,8 +116,8 @@ def reported_figure(paper, files, caption, title, subcategory="{dataset}", model
         files["png"],
         caption=f"../report/{paper}/{caption}.rst",
         category=PAPER_NAMES[paper],
-        subcategory=subcategory,
-        labels={"model": model, "figure": title},
+        subcategory=report_section(subcategory),
+        labels={"model": model, "result": title},
     )
     return {"png": png, "pdf": files["pdf"]}
 
@@ -458,13 +472,13 @@ def get_model_figure_inputs(wildcards):
 def get_model_figure_labels(wildcards):
     return {
         "model": model_label(wildcard_model(wildcards)),
-        "figure": FIGURE_TITLES[wildcards.figure],
+        "result": FIGURE_TITLES[wildcards.figure],
     }
 
 
 def get_summary_figure_labels(wildcards):
     title = FIGURE_TITLES[wildcards.summary_figure]
-    return {"model": "-", "figure": f"{title} ({wildcards.attention} attention)"}
+    return {"model": "-", "result": f"{title} ({wildcards.attention} attention)"}
 
 
 def not_drawn_by(tails, alternatives):

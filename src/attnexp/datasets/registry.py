@@ -6,24 +6,46 @@ also what the download rules write under resources/raw) or `synthetic` (the gene
 Credentialed or private data (ADR, CNN, MIMIC) instead names `user_files`, paths the user gives in the config.
 """
 
+from __future__ import annotations
+
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from attnexp import paths
-from attnexp.datasets.adr import read_adr
-from attnexp.datasets.agnews import read_agnews, read_agnews_testonly
-from attnexp.datasets.babi import babi_entities, read_babi
 from attnexp.datasets.babi_format import BABI_TASK_FILES
-from attnexp.datasets.cnn import entity_classes, read_cnn
-from attnexp.datasets.imdb import read_imdb
-from attnexp.datasets.mimic import read_anemia, read_diabetes
-from attnexp.datasets.newsgroups import read_newsgroups
-from attnexp.datasets.readers import read_babi_files, read_jw_csv, read_snli_tsv
-from attnexp.datasets.snli import read_snli, read_snli_devtrain
-from attnexp.datasets.sst import read_sst
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _lazy(module: str, name: str) -> Callable:
+    """`attnexp.datasets.{module}.{name}`, imported on the first call: the Snakefile imports this registry at
+    parse time, which must not load pandas, scikit-learn or torch (a plain Snakemake environment has none)."""
+
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(f"attnexp.datasets.{module}"), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+read_adr = _lazy("adr", "read_adr")
+read_agnews, read_agnews_testonly = _lazy("agnews", "read_agnews"), _lazy("agnews", "read_agnews_testonly")
+babi_entities, read_babi = _lazy("babi", "babi_entities"), _lazy("babi", "read_babi")
+entity_classes, read_cnn = _lazy("cnn", "entity_classes"), _lazy("cnn", "read_cnn")
+read_imdb = _lazy("imdb", "read_imdb")
+read_anemia, read_diabetes = _lazy("mimic", "read_anemia"), _lazy("mimic", "read_diabetes")
+read_newsgroups = _lazy("newsgroups", "read_newsgroups")
+read_babi_files, read_jw_csv, read_snli_tsv = (
+    _lazy("readers", "read_babi_files"),
+    _lazy("readers", "read_jw_csv"),
+    _lazy("readers", "read_snli_tsv"),
+)
+read_snli, read_snli_devtrain = _lazy("snli", "read_snli"), _lazy("snli", "read_snli_devtrain")
+read_sst = _lazy("sst", "read_sst")
 
 TASKS = ("bc", "qa", "nli")
 Files = dict[str, Path]

@@ -87,7 +87,7 @@ class TrainSettings:
 class TrainResult:
     model: AttentionModel
     history: pd.DataFrame  # one row per epoch
-    best_epoch: int
+    best_epoch: int  # 1-based, as the log's "epoch k/n" lines and train_log.csv's `epoch` column
     test_metrics: dict
 
 
@@ -290,7 +290,8 @@ def fit(
     objective.start(model, instances, train_rows, settings)
     optimizers = _optimizers(model, settings)
 
-    history, best, best_state, best_epoch, stale = [], objective.initial_best, None, -1, 0
+    # Epochs count from 1 everywhere a user sees them: the log, train_log.csv and metrics.json `best_epoch`.
+    history, best, best_state, best_epoch, stale = [], objective.initial_best, None, 0, 0
     for epoch in range(settings.epochs):
         start = time.perf_counter()
         model.train()
@@ -308,18 +309,18 @@ def fit(
         score, columns = objective.evaluate(model, total_loss)
         kept = (epoch > 0 or objective.first_epoch_eligible) and objective.improves(score, best)
         if kept:
-            best, best_state, best_epoch, stale = score, copy.deepcopy(model.state_dict()), epoch, 0
+            best, best_state, best_epoch, stale = score, copy.deepcopy(model.state_dict()), epoch + 1, 0
         else:
             stale += 1
         seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, **columns, "kept": kept, "seconds": seconds})
+        history.append({"epoch": epoch + 1, **columns, "kept": kept, "seconds": seconds})
         progress(f"epoch {epoch + 1}/{settings.epochs}: {objective.describe(columns)}{' (kept)' if kept else ''}, {seconds:.1f}s")
         if objective.patience is not None and stale >= objective.patience:
             progress(f"stopping: {objective.patience} epochs without improvement")
             break
     if best_state is None:
         progress("no eligible epoch improved the selection score; keeping the last epoch's weights")
-        best_epoch = len(history) - 1
+        best_epoch = len(history)
     else:
         model.load_state_dict(best_state)
     model.eval()

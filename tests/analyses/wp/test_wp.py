@@ -250,6 +250,8 @@ def test_lambda_sweep_expands_to_the_configured_values_in_a_dry_run(tmp_path):
             "-m",
             "snakemake",
             "-n",
+            "--quiet",
+            "host",  # list every job (the default profile's `quiet: [rules, host]` shows counts only)
             "--configfile",
             str(tmp_path / "config.yaml"),
             "--directory",
