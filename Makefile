@@ -18,8 +18,12 @@ $(BIN)/snakemake: requirements.txt pyproject.toml
 
 venv: $(BIN)/snakemake
 
+# The rich console (snakemake-logger-plugin-rich): one progress bar per stage (rule) on a terminal; the Snakefile's
+# onsuccess/onerror handlers close with a summary. Plain `snakemake` keeps Snakemake's own (short) console.
+LOGGER ?= --logger rich
+
 run: venv
-	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --cores $(CORES) $(LOGGER)
 
 report: venv
 	$(BIN)/snakemake --cores $(CORES) report

@@ -29,7 +29,25 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/jw.smk"
 include: "workflow/rules/wp.smk"
 include: "workflow/rules/az.smk"
+include: "workflow/rules/hf.smk"
 include: "workflow/rules/report.smk"
+
+
+# The console (attnexp.runsummary): where per-epoch progress shows, then a closing summary of what ran, the wall
+# time and where the results and the report are, or which jobs failed and where their logs are.
+from attnexp import runsummary
+
+
+onstart:
+    print(runsummary.start_banner(), file=sys.stderr, flush=True)
+
+
+onsuccess:
+    print(runsummary.success_summary(log), file=sys.stderr, flush=True)
+
+
+onerror:
+    print(runsummary.error_summary(log), file=sys.stderr, flush=True)
 
 
 rule all:

@@ -13,9 +13,18 @@ import jsonschema
 import yaml
 
 from attnexp.datasets import DATASETS
+from attnexp.datasets.user import BUILTIN, declaration_problems, register_user_datasets
 from attnexp.errors import ConfigError
 
-__all__ = ["ConfigError", "check_config_syntax", "coerce_by_schema", "load_config_file", "load_schema", "validate_config"]
+__all__ = [
+    "ConfigError",
+    "check_config_syntax",
+    "coerce_by_schema",
+    "load_config_file",
+    "load_schema",
+    "schema_problems",
+    "validate_config",
+]
 
 # JSON Schema counts 1.0 (and 1e20) as an integer; a seed or a size must be written as one.
 _STRICT_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
@@ -148,23 +157,39 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{key}': {error.message}"
 
 
-def load_schema(path: str | Path) -> dict:
+def load_schema(path: str | Path, user_datasets: Iterable[str] = ()) -> dict:
+    """The schema, its dataset enums filled from the built-in registry plus the config's `user_datasets` names."""
     schema = yaml.safe_load(Path(path).read_text())
-    schema["properties"]["datasets"]["items"]["enum"] = sorted(DATASETS)
-    schema["properties"]["az"]["properties"]["datasets"]["items"]["enum"] = sorted(DATASETS)
+    names = sorted(BUILTIN | {str(n) for n in user_datasets})
+    schema["properties"]["datasets"]["items"]["enum"] = names
+    schema["properties"]["az"]["properties"]["datasets"]["items"]["enum"] = names
+    schema["properties"]["hf"]["properties"]["datasets"]["items"]["enum"] = names
     return schema
 
 
-def validate_config(config: dict, schema_path: str | Path) -> dict:
-    """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem."""
-    schema = load_schema(schema_path)
+def schema_problems(config: dict, schema_path: str | Path) -> list[str]:
+    """Check `config` against the schema only, filling its defaults in place (the registry is left alone). Strings
+    from `--config` are first converted to the types the schema asks for; NaN and infinities are refused."""
+    declared = config.get("user_datasets") or {}
+    schema = load_schema(schema_path, declared if isinstance(declared, dict) else ())
     coerced = coerce_by_schema(config, schema)
     config.clear()
     config.update(coerced)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
-    problems = sorted({*_non_finite(config), *(_describe(e) for e in validator.iter_errors(config))})
+    return sorted({*_non_finite(config), *(_describe(e) for e in validator.iter_errors(config))})
+
+
+def validate_config(config: dict, schema_path: str | Path) -> dict:
+    """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem.
+
+    The datasets declared under `user_datasets` join the registry here (`attnexp.datasets.user`), after their
+    files and columns are checked.
+    """
+    problems = schema_problems(config, schema_path)
     if not problems:
-        problems = _semantic_problems(config)
+        problems = [p for name, d in config["user_datasets"].items() for p in declaration_problems(name, d)]
+        register_user_datasets({n: d for n, d in config["user_datasets"].items() if n not in BUILTIN})
+        problems += _semantic_problems(config)
     if problems:
         raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
     return config
@@ -187,6 +212,7 @@ def _semantic_problems(config: dict) -> list[str]:
             "each attention head gets width / n_heads dimensions"
         )
     problems += _directory_problems(config)
+    problems += _hf_problems(config)
     return problems
 
 
@@ -220,3 +246,12 @@ def _wp_problems(wp: dict) -> list[str]:
         if unknown:
             problems.append(f"config key 'wp.{key}': unknown dataset(s) {unknown}; use 'default' or a dataset name")
     return problems
+
+
+def _hf_problems(config: dict) -> list[str]:
+    """Every Hugging Face checkpoint must be loadable offline (or hf.allow_download set) before any job runs."""
+    if not config.get("hf", {}).get("datasets"):
+        return []
+    from attnexp.models.hf_runs import checkpoint_problems
+
+    return [f"config key '{p.split(': ', 1)[0]}': {p.split(': ', 1)[1]}" for p in checkpoint_problems(config)]

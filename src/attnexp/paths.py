@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 SPLITS = ("train", "dev", "test")
 PAPERS = ("jw", "wp", "az")  # Jain & Wallace, Wiegreffe & Pinter, Abnar & Zuidema
-TABLE_FORMATS = ("csv", "md", "tex")
+COMPARISON = "comparison"  # tables across the three papers (ours beside the published values), in place of a paper
+TABLE_FORMATS = ("csv", "md", "tex", "html")  # html: the page the HTML report shows
 FIGURE_FORMATS = ("png", "pdf")
 
 RESULTS = "results"
@@ -31,6 +32,9 @@ WP_DATASET = f"{RESULTS}/wp/{{dataset}}"
 WP_RUN = f"{WP_DATASET}/{{variant}}/seed{{seed}}"
 WP_ADVERSARY = f"{WP_DATASET}/adversarial/seed{{seed}}/lambda{{lam}}"
 AZ_RUN = f"{RESULTS}/az/{{dataset}}/seed{{seed}}"
+HF = f"{RESULTS}/hf/{{hf_model}}"  # Hugging Face models (config hf.models): tokenized data, runs, analyses
+HF_PREPROCESSED = f"{HF}/preprocessed/{{dataset}}"
+HF_RUN = f"{HF}/{{dataset}}/seed{{seed}}"  # model/ (RUN_FILES), az/ (AZ_FILES), jw/ (ANALYSIS_FILES)
 TABLES = f"{RESULTS}/tables/{{paper}}"
 FIGURES = f"{RESULTS}/figures/{{paper}}"
 # figure stems inside FIGURES (paper "jw"): one model's figures, and the across-model summary per attention
@@ -138,9 +142,48 @@ def az_combined_files() -> dict[str, str]:
     return in_folder(f"{RESULTS}/az", AZ_COMBINED_FILES)
 
 
+def hf_preprocessed_files(hf_model="{hf_model}", dataset="{dataset}") -> dict[str, str]:
+    """A grid dataset tokenized by one Hugging Face model's tokenizer (same file names as `preprocessed_files`)."""
+    return in_folder(HF_PREPROCESSED.format(hf_model=hf_model, dataset=dataset), PREPROCESSED_FILES)
+
+
+def hf_run_dir(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> str:
+    return HF_RUN.format(hf_model=hf_model, dataset=dataset, seed=seed)
+
+
+def hf_model_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """One Hugging Face model's run files (used as given or fine-tuned on `dataset`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/model", RUN_FILES)
+
+
+def hf_az_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The A&Z analysis of one Hugging Face run (the files of `az_files`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/az", AZ_FILES)
+
+
+def hf_analysis_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The J&W analyses of one Hugging Face run (the files of `analysis_files`; the adversary table is empty)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ANALYSIS_FILES)
+
+
+def hf_task(hf_model: str = "{hf_model}", dataset: str = "{dataset}") -> str:
+    """How a Hugging Face run is labelled in the A&Z tables (their `task` column): `{dataset}@{hf_model}`."""
+    return f"{dataset}@{hf_model}"
+
+
+def hf_figure_stem(name: str, hf_model="{hf_model}", dataset="{dataset}", seed=None) -> str:
+    """A&Z figure stems of a Hugging Face run under results/figures/az/: `hf/{hf_model}/{dataset}/{name}[_seed{seed}]`."""
+    return f"hf/{hf_model}/{dataset}/{name}" + ("" if seed is None else f"_seed{seed}")
+
+
 def table_files(paper: str, stem: str) -> dict[str, str]:
-    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex}`."""
+    """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex,html}`."""
     return {fmt: f"{TABLES.format(paper=paper)}/{stem}.{fmt}" for fmt in TABLE_FORMATS}
+
+
+def paper_comparison_files() -> dict[str, str]:
+    """Ours beside the papers' printed values: `results/tables/comparison/paper_comparison.{csv,md,tex,html}`."""
+    return table_files(COMPARISON, "paper_comparison")
 
 
 def figure_files(paper: str, stem: str) -> dict[str, str]:

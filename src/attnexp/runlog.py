@@ -1,7 +1,10 @@
-"""Send a job's stdout and stderr to its log file, line by line, so progress is visible while it runs."""
+"""Send a job's stdout and stderr to its log file, line by line, so progress is visible while it runs; the last
+line records the job's wall time, CPU time and peak memory (what a cost model or a cluster request needs)."""
 
 import os
+import resource
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -11,10 +14,24 @@ from attnexp.errors import ConfigError, CorruptFileError, DataError
 EXPLAINED = (ConfigError, CorruptFileError, DataError)  # errors whose message names the problem and the fix
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process so far (all its threads)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def usage_line(wall_start: float, cpu_start: float) -> str:
+    """`job usage: wall W s, cpu C s, max rss M MiB` since the two starts (time.perf_counter(), cpu_seconds())."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    wall, cpu = time.perf_counter() - wall_start, cpu_seconds() - cpu_start
+    return f"job usage: wall {wall:.1f} s, cpu {cpu:.1f} s, max rss {rss:.0f} MiB"
+
+
 @contextmanager
 def log_to(path: str | os.PathLike) -> Iterator[None]:
     """Redirect stdout and stderr (Python-level) to `path` for the duration of the block."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    wall_start, cpu_start = time.perf_counter(), cpu_seconds()
     with open(path, "w", buffering=1) as handle, redirect_stdout(handle), redirect_stderr(handle):
         try:
             yield
@@ -27,4 +44,5 @@ def log_to(path: str | os.PathLike) -> Iterator[None]:
             traceback.print_exc(file=handle)
             raise
         finally:
+            print(usage_line(wall_start, cpu_start), flush=True)
             sys.stdout.flush()

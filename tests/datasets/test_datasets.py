@@ -33,6 +33,45 @@ def test_mimic_cleaner_maps_deid_and_collapses_repeats():
     assert "<DE>" in text and "=" in text and "=====" not in text and "123" not in text
 
 
+def _authors_cleaner_mimic(text: str) -> str:
+    """`cleaner_mimic` of successar/AttentionExplanation preprocess/vectorizer.py, verbatim but for the
+    tokenizer (spaCy's rule-based English tokenizer, as the spec says)."""
+    import re
+
+    from attnexp.datasets.tokenize import tokenizer
+
+    text = re.sub(r"\s+", " ", text.strip())
+    text = [t.text.lower() for t in tokenizer()(text)]
+    text = " ".join(text)
+    text = re.sub(r"\[\s*\*\s*\*(.*?)\*\s*\*\s*\]", " <DE> ", text)
+    text = re.sub(r"([^a-zA-Z0-9])(\s*\1\s*)+", r"\1 ", text)
+    text = re.sub(r"\s+", " ", text.strip())
+    text = ["qqq" if any(char.isdigit() for char in word) else word for word in text.split(" ")]
+    return " ".join(text)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Pt stable . . . then home", "pt stable . then home"),
+        ("went home... Dx: none", "went home . dx : none"),
+        ("a -- b - - - c", "a - b - c"),
+        ("Seen [** Doctor 12 **] and [**2101-1-5**]!!", "seen <DE> and <DE> !"),
+        ("Hb 7.2 , x² ; ; ok", "hb qqq , qqq ; ok"),
+    ],
+)
+def test_mimic_cleaner_collapses_spaced_and_ellipsis_runs_after_tokenisation_like_the_authors(text, expected):
+    """J&W §3.1 / the authors' cleaner_mimic: regexes run on the spaCy tokens joined by spaces, so spaced runs
+    (`. . .`) and spaCy's ellipsis token collapse to one symbol, and spaced de-identification spans become <DE>."""
+    assert clean(text, mimic=True) == expected == _authors_cleaner_mimic(text)
+
+
+def test_digit_mask_uses_str_isdigit_like_the_authors():
+    """The authors' `any(char.isdigit() ...)` also catches superscript digits, which the regex `\\d` misses."""
+    assert clean("area 5 m² and x³ but not x") == "area qqq qqq and qqq but not x"
+    assert clean("x³", mimic=True) == "qqq"
+
+
 def test_newsgroups_cleaner_keeps_last_char_of_nonword_runs():
     assert clean_newsgroups("end.") == "end ."
     assert "!" not in clean_newsgroups("wow !!! ok").split()

@@ -69,3 +69,25 @@ def test_decode_accepts_several_candidate_attentions(planted_nli):
         stacked = model.decode(out.encoded, torch.stack([out.attention, out.attention], dim=1), batch)
     assert stacked.shape == (5, 2, 3)
     assert torch.allclose(stacked[:, 0], out.logits, atol=1e-6) and torch.allclose(stacked[:, 1], out.logits, atol=1e-6)
+
+
+def test_cnn_question_summary_max_pools_over_real_tokens_only():
+    """J&W §4 / the authors' EncoderCNN: states under the attention mask ([SOS], [EOS], PAD) are zeroed before the
+    max-pool, so the question summary never sees the markers' own states (their embeddings still feed the
+    neighbouring real tokens' convolutions)."""
+    from attnexp.models.encoders import CNNEncoder
+
+    torch.manual_seed(0)
+    encoder = CNNEncoder(embedding_dim=6, filters_per_kernel=3)
+    lengths = torch.tensor([5, 3, 2])  # 3, 1 and 0 real tokens
+    embedded = torch.randn(3, 5, 6)
+    embedded[:, 0] = 100 * encoder.convs[0].weight[0, :, 0].detach()  # [SOS]: a huge kernel-1 response
+    embedded[0, 4] = embedded[1, 2] = 100 * encoder.convs[0].weight[1, :, 0].detach()  # [EOS] likewise
+    hidden, last = encoder(embedded, lengths)
+    for i, n in enumerate(lengths.tolist()):
+        x = embedded[i : i + 1, :n].transpose(1, 2)
+        states = torch.relu(torch.cat([conv(x) for conv in encoder.convs], dim=1))[0].T  # [n, H] on the sequence alone
+        expected = states[1 : n - 1].max(0).values if n > 2 else torch.zeros(encoder.output_size)
+        torch.testing.assert_close(last[i], expected)
+        torch.testing.assert_close(hidden[i, 1 : n - 1], states[1 : n - 1])
+        assert torch.all(hidden[i, :1] == 0) and torch.all(hidden[i, n - 1 :] == 0)

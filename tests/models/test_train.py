@@ -3,10 +3,12 @@ selection per objective (J&W never keep epoch 0, W&P may, the adversary stops on
 
 import itertools
 
+import numpy as np
 import pytest
 import torch
 import yaml
 
+from attnexp.data.preprocess import split_frame
 from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, build_model, fit
 from tests.factories import SCHEMA, train_settings
 
@@ -17,7 +19,7 @@ def test_every_model_learns_the_planted_classification_task(planted_sentiment, e
     model = build_model(meta, encoder, attention, embedding_dim=64, hidden_size=64, seed=0)
     result = fit(model, instances, train_settings(8, 32, seed=0), progress=lambda _: None)
     assert result.test_metrics["accuracy"] >= 0.95
-    assert 0 < result.best_epoch < 8
+    assert 1 < result.best_epoch <= 8  # 1-based; J&W never keep the first epoch
     assert len(result.history) == 8
 
 
@@ -38,8 +40,8 @@ def test_jw_never_keeps_epoch_0_and_keeps_the_last_epoch_when_none_improves(plan
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     result = fit(model, instances, train_settings(1, 64, seed=0), progress=lambda _: None)
-    assert result.history["kept"].tolist() == [False] and result.best_epoch == 0
-    assert result.test_metrics["best_epoch"] == 0 and "epochs_run" not in result.test_metrics
+    assert result.history["kept"].tolist() == [False] and result.best_epoch == 1  # epochs count from 1
+    assert result.test_metrics["best_epoch"] == 1 and "epochs_run" not in result.test_metrics
     assert list(result.history.columns) == ["epoch", "train_loss", "dev_roc_auc", "kept", "seconds"]
 
 
@@ -47,7 +49,7 @@ def test_wp_runs_may_keep_epoch_0(planted_sentiment):
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     result = fit(model, instances, train_settings(1, 64, seed=0), Classification(first_epoch_eligible=True), lambda _: None)
-    assert result.history["kept"].tolist() == [True] and result.best_epoch == 0
+    assert result.history["kept"].tolist() == [True] and result.best_epoch == 1
 
 
 class Scripted:
@@ -81,9 +83,13 @@ def test_fit_stops_after_patience_epochs_without_improvement_and_restores_the_be
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     objective = Scripted([3.0, 2.0, 2.5, 2.7, 1.0], patience=2)
-    result = fit(model, instances, train_settings(5, 64, seed=0), objective, lambda _: None)
+    lines = []
+    result = fit(model, instances, train_settings(5, 64, seed=0), objective, lines.append)
+    kept = [line for line in lines if "(kept)" in line]
+    assert kept[-1].startswith(f"epoch {result.best_epoch}/5:")  # metrics.json and the log name the same epoch
     assert result.history["kept"].tolist() == [True, True, False, False]
-    assert result.best_epoch == 1 and result.test_metrics["epochs_run"] == 4
+    assert result.best_epoch == 2 and result.test_metrics["epochs_run"] == 4  # the second epoch, counted from 1
+    assert result.history["epoch"].tolist() == [1, 2, 3, 4]  # train_log.csv counts as the log does
     assert all(torch.equal(v, objective.states[1][k]) for k, v in result.model.state_dict().items())
 
 
@@ -109,7 +115,7 @@ def test_the_adversary_objective_stops_on_patience(planted_sentiment, monkeypatc
     table = DonorTable.from_frames(attention, predictions)
     result = train_consistent_adversary(model, instances, table, train_settings(1, 64, seed=0), objective, lambda _: None)
     assert result.history["kept"].tolist() == [True, True, False, False]
-    assert result.test_metrics["epochs_run"] == 4 and result.test_metrics["best_epoch"] == 1
+    assert result.test_metrics["epochs_run"] == 4 and result.test_metrics["best_epoch"] == 2
 
 
 def test_train_settings_have_no_defaults_and_come_from_the_config():
@@ -128,3 +134,65 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
     assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(3, 4, 2, "test", True, 0.5, 0.0)
     with pytest.raises(ValueError, match="hyperparameters"):
         TrainSettings.from_config(config, seed=1)
+
+
+def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_epoch_0(planted_sentiment):
+    """A&Z spec §2.1: cross-entropy, the best dev accuracy is kept (epoch 0 included), early stopping."""
+    from attnexp.data.batching import collate
+    from attnexp.models.train import CrossEntropy, az_objective, predict_distribution
+    from tests.factories import validated_config
+
+    instances, meta = planted_sentiment
+    config = validated_config()
+    assert (TrainSettings.from_config(config, seed=0, paper="az").epochs, config["az"]["train"]["patience"]) == (20, 3)
+    assert isinstance(az_objective("spec", 3), CrossEntropy) and type(az_objective("jw", 3)) is Classification
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    objective = az_objective("spec", 2)
+    objective.start(model, instances, split_frame(instances, "train"), train_settings(1, 64))
+    rows = split_frame(instances, "train").iloc[:40]
+    rows = rows.assign(label=[1] * 30 + [0] * 10)  # imbalanced: class weights would change the loss
+    batch = collate(rows)
+    z = model(batch).logits
+    two_class = torch.stack([torch.zeros_like(z), z], dim=-1)
+    assert torch.isclose(objective.loss(model, batch), torch.nn.functional.cross_entropy(two_class, batch.labels))
+
+    result = fit(model, instances, train_settings(2, 64, seed=0, paper="az"), objective, lambda _: None)
+    assert list(result.history.columns) == ["epoch", "train_loss", "dev_accuracy", "kept", "seconds"]
+    assert result.history["kept"].iloc[0] and result.best_epoch == int(result.history["dev_accuracy"].idxmax())
+    dev = split_frame(instances, "dev")
+    accuracy = (predict_distribution(result.model, dev).argmax(-1) == dev["label"].to_numpy()).mean()
+    assert accuracy == result.history["dev_accuracy"].max()
+
+
+def test_az_recipe_stops_after_patience_epochs_without_a_better_dev_accuracy(planted_sentiment, monkeypatch):
+    from attnexp.models.train import CrossEntropy
+
+    instances, meta = planted_sentiment
+    scores = iter([0.5, 0.7, 0.6, 0.7, 0.9])
+    monkeypatch.setattr(
+        CrossEntropy, "evaluate", lambda self, model, loss: (s := next(scores), {"train_loss": loss, "dev_accuracy": s})
+    )
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    result = fit(model, instances, train_settings(5, 64, seed=0, paper="az"), CrossEntropy(patience=2), lambda _: None)
+    assert result.history["kept"].tolist() == [True, True, False, False]
+    assert result.best_epoch == 1 and result.test_metrics["epochs_run"] == 4
+
+
+def test_length_noise_sorts_by_the_sequence_length_with_markers(planted_sentiment, monkeypatch):
+    """J&W §5 batching: the noise is drawn on L = n + 2 (the spec's sequence length, [SOS] and [EOS] included,
+    as in the authors' code), not on the n real tokens."""
+    import attnexp.models.train as train
+
+    instances, meta = planted_sentiment
+    instances = instances.groupby("split", sort=False).head(40)
+    seen = []
+    real = train.length_noise_batches
+    monkeypatch.setattr(train, "length_noise_batches", lambda lengths, *a: seen.append(lengths) or real(lengths, *a))
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    fit(model, instances, train_settings(1, 64), progress=lambda _: None)
+    expected = split_frame(instances, "train")["tokens"].map(len).to_numpy()
+    assert (
+        len(seen) == 1
+        and np.array_equal(seen[0], expected)
+        and np.array_equal(seen[0], split_frame(instances, "train")["length"] + 2)
+    )

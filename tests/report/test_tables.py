@@ -52,7 +52,8 @@ def test_table2_matches_a_per_instance_loop(models, nan_policy):
             for model in (m for m in models if m["dataset"] == dataset and m["encoder"] == encoder):
                 groups = {}
                 for row in model["kendall"].itertuples():
-                    names = ["Overall"] + ([f"class {classes[row.predicted]}"] if len(classes) < 4 else [])
+                    per_class = model["kendall"]["predicted"].nunique() < 4
+                    names = ["Overall"] + ([f"class {classes[row.predicted]}"] if per_class else [])
                     for name in names:
                         groups.setdefault((row.pair, name), []).append((row.tau, row.p_value, row.is_nan))
                 for key, taus in groups.items():
@@ -74,6 +75,20 @@ def test_per_class_groups_only_below_four_classes(models):
     table = tables.table2(models, CLASSES, "omit", {"n_resamples": 200})
     assert set(table.loc[table["dataset"] == "qa_set", "group"]) == {"Overall"}
     assert set(table.loc[table["dataset"] == "bc_set", "group"]) == {"Overall", "class neg", "class pos"}
+
+
+def test_per_class_groups_follow_the_number_of_distinct_predicted_classes(models):
+    """J&W §6.3 (authors: `np.unique(yhat)`): class rows when fewer than 4 distinct classes are *predicted*,
+    one per predicted class, whatever the number of classes; in the analyses summary and in Table 2."""
+    from attnexp.analyses.jw.kendall import summarise_kendall
+
+    qa = [m for m in models if m["dataset"] == "qa_set"]
+    narrowed = [{**m, "kendall": m["kendall"].assign(predicted=m["kendall"]["predicted"] % 2 + 3)} for m in qa]
+    assert set(tables.table2(narrowed, CLASSES, "omit", {"n_resamples": 100})["group"]) == {"Overall", "class a3", "class a4"}
+    assert set(summarise_kendall(narrowed[0]["kendall"], CLASSES["qa_set"])["group"]) == {"Overall", "class a3", "class a4"}
+    one_class = next(m for m in models if m["dataset"] == "bc_set")["kendall"].assign(predicted=1)
+    assert list(summarise_kendall(one_class, CLASSES["bc_set"])["group"].unique()) == ["Overall", "class pos"]
+    assert set(tables.kendall_per_seed(one_class, CLASSES["bc_set"])["group"]) == {"Overall", "class pos"}
 
 
 def test_cross_measure_matches_a_per_instance_loop(models):
@@ -183,8 +198,19 @@ def test_write_table_keeps_the_earlier_positional_form(tmp_path):
 
 def test_table_paths_are_per_paper():
     assert paths.table_files("jw", "table2_kendall") == {
-        ext: f"results/tables/jw/table2_kendall.{ext}" for ext in ("csv", "md", "tex")
+        ext: f"results/tables/jw/table2_kendall.{ext}" for ext in ("csv", "md", "tex", "html")
     }
+
+
+def test_write_table_writes_an_html_page_the_report_shows_inline(tmp_path):
+    table = pd.DataFrame({"dataset": ["a<b", "c"], "f1": [0.123456, np.nan]})
+    files = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex", "html")}
+    writer.write_table(table, files, caption="W&P Table 2: F1.")
+    page = files["html"].read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<tr>") == 3  # header + two rows
+    assert "W&amp;P Table 2: F1." in page and "a&lt;b" in page  # caption and cells escaped
+    assert ">0.123<" in page and "0.1235" not in page and ">–<" in page  # rounded like the Markdown
+    assert '<th style="text-align:right">f1</th>' in page
 
 
 def test_dataset_order_follows_the_paper():

@@ -144,3 +144,12 @@ def test_a_single_predicted_class_still_draws(tmp_path, variance):
     one_class = variance.assign(**{"class": 1})
     figure = wp.seed_violin(one_class)
     assert figure.axes[0].get_legend() is None
+
+
+def test_the_variance_scatter_fits_its_y_axis_to_small_output_differences():
+    rng = np.random.default_rng(0)
+    small = pd.DataFrame({"attn_diff": rng.uniform(0, 0.69, 50), "y_diff": rng.uniform(0, 0.012, 50), "class": 0})
+    bottom, top = wp.seed_scatter(small).axes[0].get_ylim()
+    assert 0.012 < top < 0.02 and -0.001 < bottom < 0  # the points span the axis, not its bottom 1%
+    large = small.assign(y_diff=np.linspace(0, 0.9, 50))
+    assert wp.seed_scatter(large).axes[0].get_ylim() == pytest.approx((-0.05, 1.05))  # W&P's axis

@@ -1,6 +1,8 @@
 """The J&W tables and figures as a workflow: every target from contract-shaped analysis files, each figure made by
 exactly one rule (no rule order), a figure outside the aggregate targets drawn alone, and the HTML report."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ FIGURE_RULES = [
     "table2",
     "cross_measure_table",
     "rationale_table",
+    "paper_comparison",
     "dataset_figures",
     "model_figure",
     "summary_figures",
@@ -46,6 +49,9 @@ def test_every_table_and_figure_exists(drawn):
     for stem in ("table1_datasets", "table2_kendall", "cross_measure", "rationale_recovery"):
         for path in paths.table_files("jw", stem).values():
             assert (drawn / path).stat().st_size > 0
+    comparison = paths.paper_comparison_files()  # generated data only: a valid table with no rows
+    assert (drawn / comparison["csv"]).read_text().startswith("paper,table,page,source,dataset")
+    assert "(no rows)" in (drawn / comparison["md"]).read_text()
     pngs = sorted(drawn.glob("results/figures/jw/**/*.png"))
     assert len(pngs) == len(DATASETS) * 9 + 3
     for png in pngs:
@@ -100,3 +106,11 @@ def test_report_groups_by_paper_dataset_and_model(drawn):
     html = (drawn / paths.REPORT).read_text()
     for text in ("Jain &amp; Wallace", "All datasets", "syn_babi1", "lstm-tanh seed 0", "Table 2: Kendall"):
         assert text in html or text.replace("&amp;", "&") in html, text
+    line = next(line for line in html.splitlines() if "var categories = " in line)
+    categories = json.loads(line.split("var categories = ", 1)[1].strip().rstrip(";"))
+    assert list(categories) == ["1. Jain & Wallace (2019)"]
+    sections = categories["1. Jain & Wallace (2019)"]
+    assert sorted(sections) == ["0. All datasets", "1. syn_sentiment", "2. syn_babi1"]  # the papers' order
+    entries = [path for section in sections.values() for path in section]
+    tables = [path for path in entries if "/tables/" in path]
+    assert len(tables) == 4 and all(path.endswith(".html") for path in tables)  # shown inline, not downloaded

@@ -4,13 +4,27 @@ import pytest
 
 from tests.workflow.helpers import snakemake, tiny_config
 
+CONSOLE = {}  # the console output of the full run
+
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("workflow")
     result = snakemake(workdir, config=tiny_config())
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    CONSOLE["run"] = result.stdout + result.stderr
     return workdir
+
+
+@pytest.mark.slow
+def test_the_console_is_short_and_ends_with_a_summary(finished_run):
+    console = CONSOLE["run"]
+    assert "Shell command" not in console and "rule train:" not in console  # no job boilerplate
+    assert len(console.splitlines()) < 8 * console.count("Finished jobid")  # was ~17 lines per job
+    assert "tail -F logs/train/" in console  # where per-epoch progress shows
+    summary = console[console.index("== attnexp: finished in") :]
+    assert "training " in summary and "J&W analyses " in summary and "A&Z " in summary
+    assert f"{finished_run.resolve()}/results/" in summary and "snakemake report" in summary
 
 
 @pytest.mark.slow

@@ -37,7 +37,7 @@ rule linzen_agreement:
 
 rule az_analyse:
     input:
-        model=paths.model_files(encoder="transformer", attention="self")["model"],
+        model=paths.model_files(encoder="transformer", attention=AZ_ATTENTION)["model"],
         instances=paths.preprocessed_files()["instances"],
     output:
         **paths.az_files(),
@@ -125,7 +125,7 @@ rule az_cls_maps:
             paths.figure_files("az", AZ_FIGURES["cls_maps"]),
             "cls_maps",
             "[CLS] maps across layers",
-            model="transformer-self seed {seed}",
+            model=f"transformer-{AZ_ATTENTION} seed {{seed}}",
         ),
     log:
         paths.log("az", "{dataset}/cls_maps_seed{seed}"),

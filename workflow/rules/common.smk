@@ -44,7 +44,7 @@ SEEDS = config["seeds"]
 wildcard_constraints:
     dataset="|".join(sorted(DATASETS)),
     encoder="|".join([*names.ENCODERS, names.TRANSFORMER_ENCODER]),
-    attention="|".join([*names.ATTENTIONS, names.TRANSFORMER_ATTENTION]),
+    attention="|".join([*names.ATTENTIONS, *names.TRANSFORMER_ATTENTIONS]),
     seed=r"\d+",
 
 
@@ -73,26 +73,41 @@ RESOURCES = {
 
 
 # Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"),
-# labels = the model first, then the table or figure. `report(` at the start of a line would parse as the
+# labels = the model first, then the table or figure. Snakemake sorts categories, subcategories and entries by
+# name, so sections carry the papers' order as a number (attnexp.report.order). Tables enter as their HTML page
+# (shown inline; a CSV would only be offered for download). `report(` at the start of a line would parse as the
 # global `report:` directive, hence the alias.
+from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS, dataset_sections
+
 in_report = report
-PAPER_NAMES = {
-    "jw": "Jain & Wallace",
-    "wp": "Wiegreffe & Pinter",
-    "az": "Abnar & Zuidema",
-}
-ALL_DATASETS = "All datasets"
+PAPER_NAMES = PAPER_SECTIONS
+
+
+def report_section(subcategory):
+    """The report subcategory of `subcategory`: "All datasets" or a dataset name, or "{dataset}" (a wildcard),
+    numbered in the papers' dataset order over every dataset of this run."""
+
+    def section(wildcards):
+        name = (
+            subcategory.format(**dict(wildcards.items()))
+            if "{" in subcategory
+            else subcategory
+        )
+        sections = dataset_sections([*DATASET_NAMES, *WP_DATASETS, *AZ_DATASETS])
+        return sections.get(name, name)
+
+    return section
 
 
 def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-"):
-    """A table's CSV, Markdown and LaTeX; the CSV is its report entry (caption workflow/report/{paper}/)."""
+    """A table's CSV, Markdown, LaTeX and HTML; the HTML is its report entry (caption workflow/report/{paper}/)."""
     files = paths.table_files(paper, stem)
-    files["csv"] = in_report(
-        files["csv"],
+    files["html"] = in_report(
+        files["html"],
         caption=f"../report/{paper}/{stem.rsplit('/', 1)[-1]}.rst",
         category=PAPER_NAMES[paper],
-        subcategory=subcategory,
-        labels={"model": model, "table": title},
+        subcategory=report_section(subcategory),
+        labels={"model": model, "result": title},
     )
     return files
 
@@ -103,8 +118,8 @@ def reported_figure(paper, files, caption, title, subcategory="{dataset}", model
         files["png"],
         caption=f"../report/{paper}/{caption}.rst",
         category=PAPER_NAMES[paper],
-        subcategory=subcategory,
-        labels={"model": model, "figure": title},
+        subcategory=report_section(subcategory),
+        labels={"model": model, "result": title},
     )
     return {"png": png, "pdf": files["pdf"]}
 
@@ -143,6 +158,11 @@ def get_raw_files(wildcards):
     return policy.raw_input_files(spec, DATA, workflow.basedir)
 
 
+def get_user_dataset(wildcards):
+    """The config's declaration of a dataset from `user_datasets` ({} for a built-in dataset)."""
+    return config["user_datasets"].get(wildcards.dataset, {})
+
+
 def get_synthetic_options(wildcards):
     return config["synthetic"][wildcards.family]
 
@@ -179,6 +199,7 @@ def get_all_targets():
     targets = get_model_targets() + get_datasets_targets()
     targets += get_analyses_targets()
     targets += get_az_targets()
+    targets += get_hf_targets()
     targets += get_wp_targets()
 
     targets += get_figures_targets()
@@ -203,7 +224,17 @@ AZ_DATASETS = get_available_datasets(AZ["datasets"], allow_empty=True) + (
     ["linzen_agreement"] if AZ["linzen_path"] else []
 )
 AZ_SEEDS = AZ["seeds"]
-AZ_WILDCARDS = {"dataset": "|".join(map(re.escape, AZ_DATASETS)), "seed": r"\d+"}
+AZ_WILDCARDS = {
+    "dataset": "|".join(map(re.escape, AZ_DATASETS)) or "none",
+    "seed": r"\d+",
+}
+# the Transformer the A&Z analyses read (standard blocks unless az.tied_cls_attention); the J&W analyses
+# swap one [CLS] distribution and always read the tied variant
+AZ_ATTENTION = (
+    names.TRANSFORMER_TIED_ATTENTION
+    if AZ["tied_cls_attention"]
+    else names.TRANSFORMER_ATTENTION
+)
 # table stem -> report title; the stems are attnexp.report.az.TABLES
 AZ_TABLES = {
     "correlations": "Spearman's rho by layer",
@@ -228,11 +259,15 @@ def get_linzen_path(wildcards):
 
 
 def get_az_runs(wildcards=None):
-    """Every analysed (dataset, seed) with its files: one list, so inputs and labels cannot disagree."""
+    """Every analysed (dataset, seed) with its files: one list, so inputs and labels cannot disagree.
+    Hugging Face runs (hf.smk) join under the label `{dataset}@{hf_model}`."""
     return [
         {"dataset": d, "seed": int(s), **paths.az_files(d, s)}
         for d in AZ_DATASETS
         for s in AZ_SEEDS
+    ] + [
+        {"dataset": paths.hf_task(m, d), "seed": int(s), **paths.hf_az_files(m, d, s)}
+        for m, d, s in HF_RUNS
     ]
 
 
@@ -249,7 +284,7 @@ def az_table_outputs():
 
 
 def get_az_table_targets():
-    if not AZ_DATASETS:
+    if not AZ_DATASETS and not HF_RUNS:
         return []
     return [f for stem in AZ_TABLES for f in paths.table_files("az", stem).values()]
 
@@ -271,10 +306,12 @@ def get_az_targets():
         return []
     runs = [(d, s) for d in AZ_DATASETS for s in AZ_SEEDS]
     models = [
-        paths.model_files(d, "transformer", "self", s)["metrics"] for d, s in runs
+        paths.model_files(d, "transformer", AZ_ATTENTION, s)["metrics"] for d, s in runs
     ]
     jw = [
-        paths.analysis_files(d, "transformer", "self", s)["kendall_summary"]
+        paths.analysis_files(d, "transformer", names.TRANSFORMER_TIED_ATTENTION, s)[
+            "kendall_summary"
+        ]
         for d, s in (runs if AZ["jw_analyses"] else [])
     ]
     return [
@@ -284,6 +321,47 @@ def get_az_targets():
         *get_az_table_targets(),
         *get_az_figure_targets(),
     ]
+
+
+# --- Hugging Face models (hf.smk): results/hf/{hf_model}/..., A&Z rows labelled {dataset}@{hf_model} ---
+HF = config["hf"]
+HF_MODELS = list(HF["models"]) if HF["datasets"] else []
+HF_DATASETS = get_available_datasets(HF["datasets"]) if HF_MODELS else []
+HF_RUNS = [(m, d, int(s)) for m in HF_MODELS for d in HF_DATASETS for s in HF["seeds"]]
+HF_WILDCARDS = {
+    "hf_model": "|".join(map(re.escape, HF_MODELS)) or "none",
+    "dataset": "|".join(map(re.escape, HF_DATASETS)) or "none",
+    "seed": r"\d+",
+}
+
+
+def get_hf_task(wildcards):
+    return paths.hf_task(wildcards.hf_model, wildcards.dataset)
+
+
+def get_hf_analysis_batch_size(wildcards):
+    """J&W analyse in batches of the training batch size: the model's hf train batch size."""
+    model = HF["models"][wildcards.hf_model]
+    return model.get("train", {}).get("batch_size", HF["train"]["batch_size"])
+
+
+def get_hf_targets():
+    targets = []
+    for m, d, s in HF_RUNS:
+        targets += [
+            paths.hf_model_files(m, d, s)["metrics"],
+            paths.hf_az_files(m, d, s)["summary"],
+        ]
+        if HF["jw_analyses"]:
+            targets.append(paths.hf_analysis_files(m, d, s)["kendall_summary"])
+        targets += paths.figure_files(
+            "az", paths.hf_figure_stem("cls_maps", m, d, s)
+        ).values()
+    for m in HF_MODELS:
+        for d in HF_DATASETS:
+            stem = paths.hf_figure_stem("correlation_by_layer", m, d)
+            targets += paths.figure_files("az", stem).values()
+    return targets + (get_az_table_targets() if HF_RUNS else [])
 
 
 # --- figures: J&W tables and figures; the targets across papers for report.smk ---
@@ -398,13 +476,13 @@ def get_model_figure_inputs(wildcards):
 def get_model_figure_labels(wildcards):
     return {
         "model": model_label(wildcard_model(wildcards)),
-        "figure": FIGURE_TITLES[wildcards.figure],
+        "result": FIGURE_TITLES[wildcards.figure],
     }
 
 
 def get_summary_figure_labels(wildcards):
     title = FIGURE_TITLES[wildcards.summary_figure]
-    return {"model": "-", "figure": f"{title} ({wildcards.attention} attention)"}
+    return {"model": "-", "result": f"{title} ({wildcards.attention} attention)"}
 
 
 def not_drawn_by(tails, alternatives):
@@ -482,7 +560,12 @@ def get_jw_targets():
 
 def get_table_targets():
     """Every table of the three papers (CSV + Markdown + LaTeX)."""
-    return get_jw_table_targets() + get_wp_table_targets() + get_az_table_targets()
+    return (
+        get_jw_table_targets()
+        + get_wp_table_targets()
+        + get_az_table_targets()
+        + get_comparison_table_targets()
+    )
 
 
 def get_figure_targets():
@@ -677,3 +760,68 @@ def get_wp_targets():
         *get_wp_diagnostic_targets(),
         *get_wp_adversarial_targets(),
     ]
+
+
+# --- ours beside the published values (attnexp.report.comparison) ---
+# Only datasets the papers report on (or their fallback variants) are compared: a grid of generated data gives an
+# empty table and needs no input. Ours come from the same run files as the papers' tables (W&P: the base seed).
+from attnexp.report.comparison import compared as compared_models
+
+
+def get_paper_comparison_runs(wildcards=None):
+    """The run files behind every published number this grid can match (params of paper_comparison)."""
+    jw = compared_models(DATASET_NAMES, "jw")
+    jw_models = [
+        {
+            **m,
+            **{
+                k: paths.model_files(
+                    m["dataset"], m["encoder"], m["attention"], m["seed"]
+                )[k]
+                for k in ("metrics", "config")
+            },
+            "kendall": model_tables(m, ["kendall"])["kendall"],
+        }
+        for m in (grid_models(list(jw)) if jw else [])  # grid_models([]): all datasets
+        if f"{m['encoder']}-{m['attention']}" in jw[m["dataset"]]
+    ]
+    wp_runs = [
+        {
+            "dataset": d,
+            "variant": v,
+            "seed": WP.base_seed,
+            **{k: get_wp_run_files(d, v)[k] for k in ("metrics", "config")},
+        }
+        for d in compared_models(WP_DATASETS, "wp")
+        for v in ("base", "uniform")
+    ]
+    az = compared_models(AZ_DATASETS, "az")
+    az_runs = [
+        {"dataset": r["dataset"], "seed": r["seed"], "summary": r["summary"]}
+        for r in get_az_runs()
+        if r["dataset"] in az
+    ]
+    datasets = {r["dataset"] for r in [*jw_models, *wp_runs, *az_runs]}
+    metas = {d: paths.preprocessed_files(d)["meta"] for d in sorted(datasets)}
+    return {
+        "metas": metas,
+        "jw_models": jw_models,
+        "wp_runs": wp_runs,
+        "az_runs": az_runs,
+    }
+
+
+def get_paper_comparison_inputs(wildcards=None):
+    runs = get_paper_comparison_runs()
+    files = list(runs["metas"].values())
+    for kind, keys in (
+        ("jw_models", ("metrics", "config", "kendall")),
+        ("wp_runs", ("metrics", "config")),
+        ("az_runs", ("summary",)),
+    ):
+        files += [run[k] for run in runs[kind] for k in keys]
+    return files
+
+
+def get_comparison_table_targets():
+    return list(paths.paper_comparison_files().values())

@@ -39,6 +39,7 @@ rule preprocess:
         raw_dir=get_raw_dir,
         options=config["preprocessing"],
         user_files=config["data"]["user_files"],
+        declaration=get_user_dataset,
     script:
         "../scripts/preprocess.py"
 

@@ -29,3 +29,24 @@ rule report:
         snakefile=workflow.main_snakefile,
     script:
         "../scripts/report.py"
+
+
+rule paper_comparison:
+    input:
+        get_paper_comparison_inputs(),
+    output:
+        **reported_table(
+            paths.COMPARISON, "paper_comparison", "Ours beside the published values"
+        ),
+    log:
+        paths.log("tables", "comparison/paper_comparison"),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        **RESOURCES["small"],
+    params:
+        runs=get_paper_comparison_runs(),
+        nan_policy=config["analyses"]["kendall"]["nan_policy"],  # as Table 2
+        bootstrap=bootstrap_options(),
+    script:
+        "../scripts/paper_comparison.py"

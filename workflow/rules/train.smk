@@ -36,7 +36,7 @@ rule train_transformer:
         paths.log("train", "{dataset}/{encoder}-{attention}/seed{seed}"),
     wildcard_constraints:
         encoder=names.TRANSFORMER_ENCODER,
-        attention=names.TRANSFORMER_ATTENTION,
+        attention="|".join(names.TRANSFORMER_ATTENTIONS),
     conda:
         "../envs/attnexp.yaml"
     threads: 1

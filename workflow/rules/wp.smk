@@ -17,6 +17,7 @@ rule wp_train:
         **RESOURCES["analysis"],
     params:
         hyperparameters=get_hyperparameters,
+        embeddings=get_embeddings,
         config=config_sections("wp", "model", "seeding"),
     script:
         "../scripts/wp_train.py"
@@ -37,6 +38,7 @@ rule wp_adversary:
     params:
         hyperparameters=get_hyperparameters,
         base=get_wp_base,
+        embeddings=get_embeddings,
         config=config_sections("wp", "model", "seeding"),
     script:
         "../scripts/wp_adversary.py"

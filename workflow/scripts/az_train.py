@@ -9,5 +9,8 @@ with log_to(snakemake.log[0]):
         model_options=dict(snakemake.params.model_options),
         settings=TrainSettings.from_config(snakemake.params.config, seed=int(snakemake.wildcards.seed), paper="az"),
         outputs=dict(snakemake.output.items()),
+        recipe=snakemake.params.config["az"]["train"]["recipe"],
+        patience=snakemake.params.config["az"]["train"]["patience"],
+        attention=snakemake.wildcards.attention,
         threads=snakemake.threads,
     )

@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         timings_path=snakemake.output.timings,
         options=dict(snakemake.params.options),
         user_files=dict(snakemake.params.user_files),
+        declaration=dict(snakemake.params.declaration) or None,
     )

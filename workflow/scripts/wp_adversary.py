@@ -15,5 +15,6 @@ with log_to(snakemake.log[0]):
         deterministic=snakemake.params.config["seeding"]["deterministic"],
         base_files=dict(snakemake.params.base),
         outputs=dict(snakemake.output.items()),
+        embeddings=dict(snakemake.params.embeddings),
         threads=snakemake.threads,
     )

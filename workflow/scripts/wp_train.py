@@ -14,6 +14,7 @@ with log_to(snakemake.log[0]):
         model_options=dict(snakemake.params.config["model"]),
         deterministic=snakemake.params.config["seeding"]["deterministic"],
         outputs=dict(snakemake.output.items()),
+        embeddings=dict(snakemake.params.embeddings),
         guide_files=dict(snakemake.input.items()),
         threads=snakemake.threads,
     )

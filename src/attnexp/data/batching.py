@@ -88,7 +88,9 @@ def collate(rows: pd.DataFrame, extra_padding: int = 0) -> Batch:
 
 
 def length_noise_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """J&W's training order: sort by length + integer noise in [floor(-0.1 l), ceil(0.1 l)), cut, shuffle batches."""
+    """J&W's training order: sort by length + integer noise in [floor(-0.1 l), ceil(0.1 l)), cut, shuffle batches.
+
+    `lengths` are the sequence lengths L = n + 2 ([SOS] and [EOS] included), as the spec and the authors' code."""
     lengths = np.asarray(lengths)
     low = np.floor(-0.1 * lengths).astype(int)
     high = np.maximum(np.ceil(0.1 * lengths).astype(int), low + 1)

@@ -133,6 +133,7 @@ def preprocess(
         "raw_files": {role: str(path) for role, path in files.items()},
         "verified_sha256": verified,
         "embeddings": "random",
+        "tokenizer": spec.tokenizer,
         "options": {
             "vocab_fit_on": vocab_fit_on,
             "implicit_extremes": implicit_extremes,
@@ -176,16 +177,22 @@ def run_preprocess(
     meta_path: str | Path,
     options: dict,
     user_files: dict | None = None,
+    declaration: dict | None = None,
     timings_path: str | Path | None = None,
 ) -> dict:
     """Preprocess one dataset from its raw directory (or user-named files) and write the shared format; the
-    wall time goes to `timings_path`, so that meta.json is byte-identical between identical runs."""
+    wall time goes to `timings_path`, so that meta.json is byte-identical between identical runs.
+
+    `declaration`: the validated config `user_datasets.<dataset>` of a dataset declared in the config (a job's
+    process has only the built-in registry).
+    """
     import time
 
     from attnexp.datasets import get_dataset
+    from attnexp.datasets.user import user_spec
 
     start = time.perf_counter()
-    spec = get_dataset(dataset)
+    spec = user_spec(dataset, declaration) if declaration else get_dataset(dataset)
     instances, meta = preprocess(
         spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False), user_files
     )

@@ -226,6 +226,8 @@ def resolve_files(spec: DatasetSpec, raw_dir: str | Path, user_files: dict | Non
     problem = missing_data(spec, raw_dir, user_files)
     if problem:
         raise DataError(problem)
+    if spec.files:
+        return {role: Path(path) for role, path in spec.files.items()}
     if spec.user_files:
         return user_file_paths(spec, user_files)
     return layout_files(spec, raw_dir, find_layout(spec, raw_dir))
@@ -233,6 +235,11 @@ def resolve_files(spec: DatasetSpec, raw_dir: str | Path, user_files: dict | Non
 
 def missing_data(spec: DatasetSpec, raw_dir: str | Path | None, user_files: dict | None = None) -> str | None:
     """None when the dataset can be read; otherwise a message naming the files and where to put them."""
+    if spec.files:
+        absent = [f"{role}: {path}" for role, path in spec.files.items() if not Path(path).is_file()]
+        return (
+            f"dataset {spec.name!r} (config user_datasets.{spec.name}): missing file(s) {'; '.join(absent)}" if absent else None
+        )
     if spec.user_files:
         paths = user_file_paths(spec, user_files)
         absent = [

@@ -32,6 +32,8 @@ def raw_dir(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> str:
         return paths.SYNTHETIC.format(family=spec.synthetic)
     if "raw_dir" in spec.extra:
         return spec.extra["raw_dir"]
+    if spec.files:
+        return None  # paths named in config `user_datasets`
     return raw_root(data, basedir)
 
 
@@ -39,6 +41,8 @@ def raw_input_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> li
     """The raw files a dataset's preprocessing reads (generated, user-named, the local layout, or download outputs)."""
     if spec.synthetic or "raw_dir" in spec.extra:
         return [f"{raw_dir(spec, data, basedir)}/{name}" for name in spec.raw_files]
+    if spec.files:
+        return list(spec.files.values())
     if spec.user_files:
         return [str(p) for p in data["user_files"][spec.user_group].values() if p]
     root = raw_root(data, basedir)
@@ -51,7 +55,7 @@ def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str |
     message on stderr) or refused (fail: ConfigError naming every missing file). `allow_empty`: a stage that
     may run on no dataset at all (az.datasets) keeps an empty list instead of failing."""
     names = list(names)
-    if all(get_dataset(n).synthetic for n in names):
+    if all(get_dataset(n).synthetic or get_dataset(n).files for n in names):
         return names
     local = raw_root(data, basedir) if data["raw_data_dir"] is not None else None
     if local is not None and not Path(local).is_dir():
@@ -63,7 +67,7 @@ def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str |
     for name in names:
         spec = get_dataset(name)
         if not spec.synthetic:
-            problem = missing_data(spec, local, data["user_files"])
+            problem = missing_data(spec, None if spec.files else local, data["user_files"])
             if problem:
                 problems[name] = problem
     if not problems:

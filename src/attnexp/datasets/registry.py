@@ -6,24 +6,46 @@ also what the download rules write under resources/raw) or `synthetic` (the gene
 Credentialed or private data (ADR, CNN, MIMIC) instead names `user_files`, paths the user gives in the config.
 """
 
+from __future__ import annotations
+
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from attnexp import paths
-from attnexp.datasets.adr import read_adr
-from attnexp.datasets.agnews import read_agnews, read_agnews_testonly
-from attnexp.datasets.babi import babi_entities, read_babi
 from attnexp.datasets.babi_format import BABI_TASK_FILES
-from attnexp.datasets.cnn import entity_classes, read_cnn
-from attnexp.datasets.imdb import read_imdb
-from attnexp.datasets.mimic import read_anemia, read_diabetes
-from attnexp.datasets.newsgroups import read_newsgroups
-from attnexp.datasets.readers import read_babi_files, read_jw_csv, read_snli_tsv
-from attnexp.datasets.snli import read_snli, read_snli_devtrain
-from attnexp.datasets.sst import read_sst
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _lazy(module: str, name: str) -> Callable:
+    """`attnexp.datasets.{module}.{name}`, imported on the first call: the Snakefile imports this registry at
+    parse time, which must not load pandas, scikit-learn or torch (a plain Snakemake environment has none)."""
+
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(f"attnexp.datasets.{module}"), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+read_adr = _lazy("adr", "read_adr")
+read_agnews, read_agnews_testonly = _lazy("agnews", "read_agnews"), _lazy("agnews", "read_agnews_testonly")
+babi_entities, read_babi = _lazy("babi", "babi_entities"), _lazy("babi", "read_babi")
+entity_classes, read_cnn = _lazy("cnn", "entity_classes"), _lazy("cnn", "read_cnn")
+read_imdb = _lazy("imdb", "read_imdb")
+read_anemia, read_diabetes = _lazy("mimic", "read_anemia"), _lazy("mimic", "read_diabetes")
+read_newsgroups = _lazy("newsgroups", "read_newsgroups")
+read_babi_files, read_jw_csv, read_snli_tsv = (
+    _lazy("readers", "read_babi_files"),
+    _lazy("readers", "read_jw_csv"),
+    _lazy("readers", "read_snli_tsv"),
+)
+read_snli, read_snli_devtrain = _lazy("snli", "read_snli"), _lazy("snli", "read_snli_devtrain")
+read_sst = _lazy("sst", "read_sst")
 
 TASKS = ("bc", "qa", "nli")
 Files = dict[str, Path]
@@ -40,6 +62,7 @@ class DatasetSpec:
     layouts: dict[str, dict[str, str]] = field(default_factory=dict)  # layout -> role -> path under the raw dir
     user_files: tuple[str, ...] = ()  # roles the user names in config `data.user_files.<user_group>`
     user_group: str | None = None
+    files: dict[str, str] = field(default_factory=dict)  # role -> path named in config `user_datasets.<name>`
     downloads: tuple[str, ...] = ()  # archives (acquire.DOWNLOADS) that produce the `official` layout
     min_df: int = 1
     dev_fraction: float | None = None  # carve dev out of train when the raw data has none
@@ -56,6 +79,7 @@ class DatasetSpec:
     synthetic: str | None = None  # generator family for the embedded offline data
     comparable: bool = True  # False for substitutes that the papers' numbers do not describe
     note: str = ""  # why a variant is not comparable, or what a user must supply
+    tokenizer: str = "spacy"  # the text recipe of `tokenize.TOKENIZERS` the reader applies (the API reuses it)
     extra: dict = field(default_factory=dict)
 
     @property
@@ -89,6 +113,7 @@ register(
         task="bc",
         layouts={"synthetic": {"data": "data.csv"}},
         read=lambda f: read_jw_csv(f["data"]),
+        tokenizer="whitespace",
         description="planted-rationale binary classification (generated)",
         epochs=6,
         embedding_dim=64,
@@ -103,6 +128,7 @@ register(
         task="nli",
         layouts={"synthetic": {s: f"snli_1.0_{s}.tsv" for s in ("train", "dev", "test")}},
         read=lambda f: read_snli_tsv({s: f[s] for s in ("train", "dev", "test")}),
+        tokenizer="whitespace",
         description="planted-rationale sentence pairs, 3 classes (generated)",
         epochs=12,
         batch_size=32,
@@ -120,6 +146,7 @@ for _task, _stem in BABI_TASK_FILES.items():
             task="qa",
             layouts={"synthetic": {s: f"en/{_stem}_{s}.txt" for s in ("train", "test")}},
             read=lambda f: read_babi_files({s: f[s] for s in ("train", "test")}),
+            tokenizer="whitespace",
             description=f"bAbI task {_task} world simulation (generated)",
             dev_fraction=0.15,
             epochs=12,
@@ -145,6 +172,7 @@ register(
         },
         read=lambda f: read_sst({s: f[s] for s in _SPLITS}),
         downloads=("sst",),
+        tokenizer="sst",
         description="Stanford Sentiment Treebank, binary (root 0/1 vs 3/4)",
         min_df=1,
         length_bounds=(5, None),
@@ -161,6 +189,7 @@ register(
         },
         read=read_imdb,
         downloads=("imdb",),
+        tokenizer="keras",
         description="IMDB movie reviews (Keras tokenization emulated; J&W's 400-token split recipe)",
         min_df=10,
         length_bounds=(6, None),
@@ -177,6 +206,7 @@ register(
         },
         read=read_newsgroups,
         downloads=("20news",),
+        tokenizer="newsgroups",
         description="20 Newsgroups bydate, rec.sport.baseball vs rec.sport.hockey",
         min_df=2,
         length_bounds=(6, 500),
@@ -350,6 +380,7 @@ register(
         read=read_diabetes,
         user_files=(*_MIMIC_FILES, "train_ids", "dev_ids", "test_ids"),
         user_group="mimic",
+        tokenizer="mimic",
         description="MIMIC-III Diabetes (ICD-9 250.00) on CAML's top-50 admissions",
         min_df=5,
         length_bounds=(6, 4000),
@@ -364,6 +395,7 @@ register(
         read=read_anemia,
         user_files=_MIMIC_FILES,
         user_group="mimic",
+        tokenizer="mimic",
         description="MIMIC-III Anemia (285.1 acute posthemorrhagic vs 285.2x chronic)",
         min_df=5,
         length_bounds=(None, 4000),
@@ -380,6 +412,7 @@ register(
         task="bc",
         layouts={"synthetic": {"data": "data.csv"}},
         read=lambda f: read_jw_csv(f["data"]),
+        tokenizer="whitespace",
         description="subject-verb number agreement up to the verb, subject position known (generated; A&Z §2.1 substitute)",
         epochs=8,
         batch_size=32,
@@ -393,6 +426,7 @@ register(
         task="bc",
         layouts={"linzen": {"data": "data.csv"}},
         read=lambda f: read_jw_csv(f["data"]),
+        tokenizer="whitespace",
         description="Linzen et al. (2016) agreement corpus up to the verb (user-supplied path: az.linzen_path)",
         epochs=20,
         batch_size=64,

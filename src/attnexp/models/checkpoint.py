@@ -56,9 +56,13 @@ def checkpoint_kind(checkpoint: dict) -> str:
 
 
 def load_model(path) -> AttentionModel:
-    """The model saved at `path`, in eval mode (J&W classifier or A&Z Transformer)."""
+    """The model saved at `path`, in eval mode (J&W classifier, A&Z Transformer or Hugging Face model)."""
     checkpoint = read_checkpoint(path)
     kind = checkpoint_kind(checkpoint)
+    if kind == "hf":  # a Hugging Face model (models.hf; imports transformers only here)
+        from attnexp.models.hf import from_checkpoint
+
+        return from_checkpoint(checkpoint)
     if kind not in KINDS:
         where = LOADED_ELSEWHERE.get(kind, "the loader of the code that saved it")
         raise ValueError(

@@ -35,12 +35,15 @@ class CNNEncoder(nn.Module):
         self.output_size = filters_per_kernel * len(kernels)
 
     def forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        mask = _padding_mask(lengths, embedded.shape[1])
-        x = (embedded * mask[..., None]).transpose(1, 2)
+        """Hidden states zeroed under the attention mask ([SOS], [EOS], PAD), and `last` = max-pool over them:
+        the authors' EncoderCNN, whose question summary so never sees the markers' states."""
+        width = embedded.shape[1]
+        x = (embedded * _padding_mask(lengths, width)[..., None]).transpose(1, 2)
         hidden = torch.relu(torch.cat([conv(x) for conv in self.convs], dim=1)).transpose(1, 2)
-        hidden = hidden * mask[..., None]
-        last = hidden.masked_fill(~mask[..., None], float("-inf")).max(dim=1).values
-        return hidden, last
+        positions = torch.arange(width, device=lengths.device)[None, :]
+        real = (positions >= 1) & (positions < lengths[:, None] - 1)
+        hidden = hidden * real[..., None]
+        return hidden, hidden.max(dim=1).values  # ReLU states: the zeros never exceed a real token's
 
 
 class AverageEncoder(nn.Module):

@@ -6,6 +6,10 @@ weights and reports test metrics. The objectives:
   - `Classification` (J&W §5): class-weighted BCE summed over the batch (BC) or mean cross-entropy (QA/NLI);
     keep the epoch with the best ROC-AUC (BC) or accuracy (QA/NLI) on `select_on`: never epoch 0 (J&W),
     from the first epoch on for W&P runs (`first_epoch_eligible`); no epoch kept: keep the last;
+  - `CrossEntropy` (A&Z spec §2.1, the Transformer's default `az.train.recipe: spec`): unweighted mean
+    cross-entropy, keep the epoch with the best accuracy on `select_on` (epoch 0 included), early stopping
+    after `patience` epochs without improvement; `az.train.recipe: jw` trains the Transformer with
+    `Classification()` instead (the recipe of earlier runs);
   - W&P's model-consistent adversary (`analyses.wp.consistent_adversary`): TVD - lambda KL, the lower
     mean training objective wins, early stopping after `patience` epochs without improvement.
 `run_training` (J&W grid cell) and `run_transformer_training` (A&Z) train one model and write its run files.
@@ -83,7 +87,7 @@ class TrainSettings:
 class TrainResult:
     model: AttentionModel
     history: pd.DataFrame  # one row per epoch
-    best_epoch: int
+    best_epoch: int  # 1-based, as the log's "epoch k/n" lines and train_log.csv's `epoch` column
     test_metrics: dict
 
 
@@ -158,6 +162,47 @@ class Classification:
     @property
     def _metric(self) -> tuple[str, str]:
         return ("roc_auc", "ROC-AUC") if self.task == "bc" else ("accuracy", "accuracy")
+
+
+class CrossEntropy(Classification):
+    """A&Z (spec §2.1): mean cross-entropy without class weights (BC: the binary cross-entropy of the one
+    logit, which is the two-class softmax cross-entropy of logits (0, z)); keep the epoch with the best
+    accuracy on `settings.select_on`, epoch 0 included; stop after `patience` epochs without improvement."""
+
+    initial_best = -1.0  # accuracy >= 0: the first epoch is always kept
+    name = "cross-entropy"
+
+    def __init__(self, patience: int | None):
+        super().__init__(first_epoch_eligible=True)
+        self.patience = patience
+
+    def loss(self, model: AttentionModel, batch: Batch) -> torch.Tensor:
+        logits = model(batch).logits
+        if self.task == "bc":
+            return nn.functional.binary_cross_entropy_with_logits(logits, batch.labels.float())
+        return self.cross_entropy(logits, batch.labels)
+
+    def evaluate(self, model: AttentionModel, train_loss: float) -> tuple[float, dict]:
+        labels = self.select_rows["label"].to_numpy()
+        score = classification_metrics(self.task, labels, predict_distribution(model, self.select_rows))["accuracy"]
+        return score, {"train_loss": train_loss, f"{self.select_on}_accuracy": score}
+
+    @property
+    def _metric(self) -> tuple[str, str]:
+        return ("accuracy", "accuracy")
+
+
+AZ_RECIPES = ("spec", "jw")
+
+
+def az_objective(recipe: str, patience: int) -> Objective:
+    """The Transformer's objective: `spec` (A&Z, `CrossEntropy(patience)`) or `jw` (`Classification()`:
+    class-weighted summed BCE, dev ROC-AUC, epoch 0 never kept, no patience)."""
+    if recipe == "spec":
+        return CrossEntropy(patience)
+    if recipe == "jw":
+        return Classification()
+    raise ValueError(f"unknown az.train.recipe {recipe!r}; choose one of {AZ_RECIPES}")
 
 
 def build_model(
@@ -245,12 +290,13 @@ def fit(
     objective.start(model, instances, train_rows, settings)
     optimizers = _optimizers(model, settings)
 
-    history, best, best_state, best_epoch, stale = [], objective.initial_best, None, -1, 0
+    # Epochs count from 1 everywhere a user sees them: the log, train_log.csv and metrics.json `best_epoch`.
+    history, best, best_state, best_epoch, stale = [], objective.initial_best, None, 0, 0
     for epoch in range(settings.epochs):
         start = time.perf_counter()
         model.train()
         total_loss = 0.0
-        for index in length_noise_batches(train_rows["length"].to_numpy(), settings.batch_size, rng):
+        for index in length_noise_batches(train_rows["length"].to_numpy() + 2, settings.batch_size, rng):  # L = n + 2
             loss = objective.loss(model, collate(train_rows.iloc[index]))
             if objective.finite_loss and not torch.isfinite(loss):
                 raise FloatingPointError(f"{objective.name} loss is not finite in epoch {epoch + 1}")
@@ -263,18 +309,18 @@ def fit(
         score, columns = objective.evaluate(model, total_loss)
         kept = (epoch > 0 or objective.first_epoch_eligible) and objective.improves(score, best)
         if kept:
-            best, best_state, best_epoch, stale = score, copy.deepcopy(model.state_dict()), epoch, 0
+            best, best_state, best_epoch, stale = score, copy.deepcopy(model.state_dict()), epoch + 1, 0
         else:
             stale += 1
         seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, **columns, "kept": kept, "seconds": seconds})
+        history.append({"epoch": epoch + 1, **columns, "kept": kept, "seconds": seconds})
         progress(f"epoch {epoch + 1}/{settings.epochs}: {objective.describe(columns)}{' (kept)' if kept else ''}, {seconds:.1f}s")
         if objective.patience is not None and stale >= objective.patience:
             progress(f"stopping: {objective.patience} epochs without improvement")
             break
     if best_state is None:
         progress("no eligible epoch improved the selection score; keeping the last epoch's weights")
-        best_epoch = len(history) - 1
+        best_epoch = len(history)
     else:
         model.load_state_dict(best_state)
     model.eval()
@@ -285,6 +331,20 @@ def fit(
     if objective.patience is not None:
         test_metrics["epochs_run"] = len(history)
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
+
+
+def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tuple[str, torch.Tensor | None, bool]:
+    """(source recorded in the run config, initial embedding matrix or None, comparable) for `embeddings`
+    ({"source", "path", "missing"}, as `policy.embeddings` gives it); shared by the J&W and W&P runs."""
+    source, vectors = "random", None
+    if embeddings and embeddings.get("path"):
+        from attnexp.data.embeddings import load_word_vectors
+
+        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings.get("missing", "zero"), seed)
+        source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
+        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
+    comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
+    return source, vectors, comparable
 
 
 def run_training(
@@ -312,17 +372,8 @@ def run_training(
     torch.set_num_threads(threads)
     seed = settings.seed
     instances, meta = read_preprocessed(instances, meta)
-    source, vectors = "random", None
-    if embeddings and embeddings.get("path"):
-        from attnexp.data.embeddings import load_word_vectors
-
-        matrix, found = load_word_vectors(
-            embeddings["path"], meta["vocab"], hyperparameters["embedding_dim"], embeddings.get("missing", "zero"), seed
-        )
-        source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
-        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
+    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
     model = model_from_options(meta, encoder, attention, hyperparameters, model_options, seed, embeddings=vectors)
-    comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
     print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = fit(model, instances, settings)
     run_config = {
@@ -345,26 +396,44 @@ def run_training(
 
 
 def run_transformer_training(
-    *, instances, meta, dataset: str, model_options: dict, settings: TrainSettings, outputs: dict, threads: int = 1
+    *,
+    instances,
+    meta,
+    dataset: str,
+    model_options: dict,
+    settings: TrainSettings,
+    outputs: dict,
+    recipe: str,
+    patience: int,
+    attention: str,
+    threads: int = 1,
 ) -> dict:
     """Train the A&Z Transformer (`az.model` options, seed `settings.seed`) on one dataset and write the same
-    run files as `run_training`."""
+    run files as `run_training`. `recipe`, `patience`: `az.train` (see `az_objective`); `attention`: the
+    variant, "self" (standard blocks) or "tiedcls" (tied last-layer [CLS] row, for the J&W analyses)."""
     from attnexp.models.checkpoint import write_run
-    from attnexp.models.transformer import ATTENTION, ENCODER, build_transformer
+    from attnexp.models.transformer import ENCODER, build_transformer
 
     torch.set_num_threads(threads)
     seed = settings.seed
     instances, meta = read_preprocessed(instances, meta)
     longest = int(instances["tokens"].map(len).max())
     seed_everything(seed, settings.deterministic)  # before the weights are initialised
-    model = build_transformer(meta, **{**model_options, "max_length": max(model_options.get("max_length", 128), longest)})
-    print(f"training {dataset} transformer seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(model, instances, settings)
-    train_options = {"epochs": settings.epochs, "batch_size": settings.batch_size, "learning_rate": settings.learning_rate}
+    length = max(model_options.get("max_length", 128), longest)
+    model = build_transformer(meta, **{**model_options, "max_length": length, "attention": attention})
+    print(f"training {dataset} transformer-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
+    result = fit(model, instances, settings, az_objective(recipe, patience))
+    train_options = {
+        "epochs": settings.epochs,
+        "batch_size": settings.batch_size,
+        "learning_rate": settings.learning_rate,
+        "recipe": recipe,
+        "patience": patience,
+    }
     run_config = {
         "dataset": dataset,
         "encoder": ENCODER,
-        "attention": ATTENTION,
+        "attention": attention,
         "seed": seed,
         "az": {"model": model_options, "train": train_options},
         "model_selection": {"split": settings.select_on},
@@ -373,7 +442,7 @@ def run_transformer_training(
         "embeddings": "random",
         "comparable": meta["comparable"],
     }
-    identity = {"dataset": dataset, "encoder": ENCODER, "attention": ATTENTION, "seed": seed}
+    identity = {"dataset": dataset, "encoder": ENCODER, "attention": attention, "seed": seed}
     write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics

@@ -1,12 +1,21 @@
 """A GPT-2-style Transformer encoder classifier (A&Z §2.1); an `AttentionModel` like the J&W classifier.
 
 Pre-LayerNorm blocks without a causal mask, learned positions, a final LayerNorm and a classifier on
-the [CLS] position (our [SOS] at position 0). Every layer's per-head attention is exposed by
-`attention_maps`. So that the J&W analyses can swap the model's attention exactly, the last layer's
-[CLS] query uses one distribution over real tokens, the average of its heads: the classifier then
-depends on the last layer's attention only through that [B, L] vector (`attend`), and `decode`
-recomputes the [CLS] output for any other attention, like `AttentionClassifier.decode`. The output
-layer, `distribution` and `predict` are the shared head (`models.head`).
+the [CLS] position (our [SOS] at position 0). The input is [CLS] + the words (A&Z: up to the verb): the
+closing marker of the shared preprocessed format is masked out as a key, so no position attends to it and
+the output does not depend on it. Every layer's per-head attention is exposed by `attention_maps`.
+
+Two variants (`config.attention`):
+  - "self" (DEFAULT, A&Z): every layer is a standard GPT-2 block, all heads, all positions; the [CLS]
+    row of the last layer attends to [CLS] and every word like any other row. `attend` reports the
+    head-averaged last-layer [CLS] row over the words (renormalised) for reading only; `decode` cannot
+    swap it (the heads differ), so the J&W permutation and adversary do not run on this variant.
+  - "tiedcls": the last layer's [CLS] query uses one distribution over the words, the average of its
+    heads' distributions, tied across heads, with no weight on [CLS] itself. The classifier then depends
+    on the last layer's attention only through that [B, L] vector (`attend`), and `decode` recomputes
+    the [CLS] output for any other attention exactly, like `AttentionClassifier.decode`. The J&W analyses
+    on a Transformer (`az.jw_analyses`) need this variant (see config/README.md#az).
+The output layer, `distribution` and `predict` are the shared head (`models.head`).
 """
 
 import math
@@ -17,10 +26,10 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
-from attnexp.models.head import ClassifierHead, Encoded
-from attnexp.models.names import TRANSFORMER_ATTENTION, TRANSFORMER_ENCODER
+from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.names import TRANSFORMER_ATTENTION, TRANSFORMER_ATTENTIONS, TRANSFORMER_ENCODER, TRANSFORMER_TIED_ATTENTION
 
-ENCODER, ATTENTION = TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION
+ENCODER, ATTENTION, TIED_ATTENTION = TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION, TRANSFORMER_TIED_ATTENTION
 
 
 @dataclass(frozen=True)
@@ -29,7 +38,7 @@ class TransformerConfig:
     n_classes: int
     task: str  # "bc", "qa" or "nli"
     encoder: str = ENCODER
-    attention: str = ATTENTION
+    attention: str = ATTENTION  # "self" (standard blocks) or "tiedcls" (tied last-layer [CLS] row)
     n_layers: int = 6
     n_heads: int = 8
     width: int = 128
@@ -39,10 +48,11 @@ class TransformerConfig:
 
 @dataclass
 class TransformerEncoded(Encoded):
-    """`hidden` holds the last layer's per-token values (already through the output projection)."""
+    """`hidden`: "tiedcls", the last layer's per-token values (already through the output projection);
+    "self", the output of the last block at every position."""
 
-    cls_input: torch.Tensor | None = None  # [B, D] residual stream at [CLS] entering the last layer
-    cls_scores: torch.Tensor | None = None  # [B, heads, L] the last layer's [CLS] attention logits
+    cls_input: torch.Tensor | None = None  # tiedcls: [B, D] residual stream at [CLS] entering the last layer
+    cls_scores: torch.Tensor | None = None  # tiedcls: [B, heads, L] the last layer's [CLS] attention logits
     maps: torch.Tensor | None = None  # [B, layers, heads, L, L] attention of every layer
 
 
@@ -91,6 +101,8 @@ class TransformerClassifier(ClassifierHead):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        if config.attention not in TRANSFORMER_ATTENTIONS:
+            raise ValueError(f"unknown Transformer attention {config.attention!r}; choose one of {TRANSFORMER_ATTENTIONS}")
         self.config = config
         d = config.width
         self.embedding = nn.Embedding(config.vocab_size, d, padding_idx=0)
@@ -110,6 +122,21 @@ class TransformerClassifier(ClassifierHead):
             nn.init.normal_(module.weight, std=0.02)
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
+
+    @property
+    def tied(self) -> bool:
+        """The last layer's [CLS] row is one head-averaged distribution over the words ("tiedcls")."""
+        return self.config.attention == TIED_ATTENTION
+
+    @staticmethod
+    def input_lengths(batch: Batch) -> torch.Tensor:
+        """Input positions per example [B]: [CLS] and the words, not the closing marker."""
+        return batch.lengths - 1
+
+    def key_mask(self, batch: Batch) -> torch.Tensor:
+        """Keys every query may attend to: the input positions, not the closing marker nor padding [B, L]."""
+        positions = torch.arange(batch.tokens.shape[1], device=batch.tokens.device)
+        return positions[None, :] < self.input_lengths(batch)[:, None]
 
     @property
     def feature_size(self) -> int:
@@ -134,17 +161,20 @@ class TransformerClassifier(ClassifierHead):
         return torch.tanh(self.question_projection(bag))
 
     def encode(self, batch: Batch, embedded: torch.Tensor | None = None) -> TransformerEncoded:
-        """Run all blocks but the [CLS] row of the last; `embedded` replaces `embed` (for gradients)."""
+        """Run the blocks ("tiedcls": all but the [CLS] row of the last); `embedded` replaces `embed`."""
         x = self.embed(batch.tokens) if embedded is None else embedded
         question = self._question(batch)
         if question is not None:
             x = torch.cat([x[:, :1] + question[:, None], x[:, 1:]], dim=1)
         x = self.dropout(x)
-        key_mask = batch.padding_mask
+        key_mask = self.key_mask(batch)
+        blocks = self.blocks[:-1] if self.tied else self.blocks
         maps = []
-        for block in self.blocks[:-1]:
+        for block in blocks:
             x, weights = block(x, key_mask)
             maps.append(weights)
+        if not self.tied:
+            return TransformerEncoded(x, question, maps=torch.stack(maps, dim=1))
         last = self.blocks[-1]
         q, k, v = last.attn.heads(last.ln1(x))
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
@@ -157,12 +187,23 @@ class TransformerClassifier(ClassifierHead):
         return encoded
 
     def attend(self, encoded: TransformerEncoded, batch: Batch) -> torch.Tensor:
-        """The last layer's [CLS] attention over real tokens, averaged over heads: [B, L]."""
-        mask = batch.real_mask[:, None, :]
-        return masked_softmax(encoded.cls_scores, mask).mean(dim=1)
+        """The last layer's [CLS] attention over the words, averaged over heads: [B, L]. "tiedcls": the
+        distribution the model uses; "self": the heads' [CLS] rows averaged and renormalised over the words
+        (a reading of the model, not a part of it)."""
+        mask = batch.real_mask
+        if self.tied:
+            return masked_softmax(encoded.cls_scores, mask[:, None, :]).mean(dim=1)
+        row = encoded.maps[:, -1, :, 0, :].mean(dim=1) * mask
+        return row / row.sum(dim=-1, keepdim=True).clamp(min=1e-12)
 
     def decode(self, encoded: TransformerEncoded, attention: torch.Tensor, batch: Batch | None = None) -> torch.Tensor:
-        """Logits from the [CLS] output of the last block for attention [B, L] (or [B, K, L])."""
+        """Logits from the [CLS] output of the last block for attention [B, L] (or [B, K, L]); "tiedcls" only."""
+        if not self.tied:
+            raise ValueError(
+                "the standard Transformer (attention 'self') has no single [CLS] attention to swap: its heads "
+                "attend separately; swapping analyses (J&W permutation, adversary) need the 'tiedcls' variant "
+                "(transformer-tiedcls, trained when az.jw_analyses is true)"
+            )
         last = self.blocks[-1]
         if attention.dim() == 2:
             context, cls = torch.einsum("bl,bld->bd", attention, encoded.hidden), encoded.cls_input
@@ -171,6 +212,20 @@ class TransformerClassifier(ClassifierHead):
         y = cls + last.dropout(context + last.attn.proj.bias)
         z = self.ln_f(y + last.mlp(last.ln2(y)))
         return self.output_logits(z, encoded.question, batch, several=attention.dim() == 3)
+
+    def classify(self, encoded: TransformerEncoded, batch: Batch) -> torch.Tensor:
+        """The model's own logits from its encoded states (either variant)."""
+        if self.tied:
+            return self.decode(encoded, self.attend(encoded, batch), batch)
+        return self.output_logits(self.ln_f(encoded.hidden[:, 0]), encoded.question, batch, several=False)
+
+    def logits(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits of the batch; `embedded` replaces `embed(batch.tokens)` (input gradients)."""
+        return self.classify(self.encode(batch, embedded), batch)
+
+    def forward(self, batch: Batch) -> Output:
+        encoded = self.encode(batch)
+        return Output(self.classify(encoded, batch), self.attend(encoded, batch), encoded)
 
     def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""
@@ -184,12 +239,20 @@ class TransformerClassifier(ClassifierHead):
 
 
 def build_transformer(
-    meta: dict, n_layers: int = 6, n_heads: int = 8, width: int = 128, dropout: float = 0.1, max_length: int = 512
+    meta: dict,
+    n_layers: int = 6,
+    n_heads: int = 8,
+    width: int = 128,
+    dropout: float = 0.1,
+    max_length: int = 512,
+    attention: str = ATTENTION,
 ) -> TransformerClassifier:
+    """A fresh Transformer; `attention` "self" (standard blocks) or "tiedcls" (tied last-layer [CLS] row)."""
     config = TransformerConfig(
         vocab_size=len(meta["vocab"]),
         n_classes=len(meta["classes"]),
         task=meta["task"],
+        attention=attention,
         n_layers=n_layers,
         n_heads=n_heads,
         width=width,

@@ -25,7 +25,9 @@ CAPTIONS = {
     "correlations": "Abnar and Zuidema Tables 1-2 analogue: Spearman's rho between the [CLS] relevance of raw attention, "
     "rollout and flow at each layer and token importance (blank-out; input gradients), mean ± std over test examples "
     "(with several seeds: the mean over seeds of both, and the std of the per-seed means); n examples, NaN rho = "
-    "examples with a constant vector (no ranking).",
+    "examples with a constant vector (no ranking). Flow equal across upper layers is a property of max-flow, not a "
+    "bug: every token's flow has reached a bound that does not depend on the layer (the capacity 1 leaving [CLS], or "
+    "its first-layer column sum).",
     "subject_recovery": "Ground truth found by relevance: top-1 accuracy (the highest-relevance word is the subject or "
     "a planted cue) per method and layer, among the words of each test example.",
     "importance_recovery": "Ground truth found by importance: top-1 accuracy, mean reciprocal rank and relevance share "
@@ -105,34 +107,35 @@ def importance_recovery_display(recovery: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _table_paths(outputs: Mapping[str, str | Path], stem: str) -> list[str | Path]:
-    return [outputs[f"{stem}_{fmt}"] for fmt in ("csv", "md", "tex")]
+def _table_paths(outputs: Mapping[str, str | Path], stem: str) -> dict[str, str | Path]:
+    """One table's {format: path} out of the rule's `{stem}_{format}` outputs."""
+    return {key.removeprefix(f"{stem}_"): path for key, path in outputs.items() if key.startswith(f"{stem}_")}
 
 
 def write_az_tables(*, summary: str | Path, recovery: str | Path, gradient: str, outputs: Mapping[str, str | Path]) -> None:
     """The three A&Z tables (CSV + Markdown + LaTeX) from the across-seed summaries of `combine_runs`.
 
-    `outputs` keys: `{stem}_{csv,md,tex}` for every stem in TABLES.
+    `outputs` keys: `{stem}_{csv,md,tex,html}` for every stem in TABLES.
     """
     correlations = read_csv(summary)
     found = read_csv(recovery)
     write_table(
         correlations,
-        correlation_display(correlations, gradient),
-        *_table_paths(outputs, "correlations"),
-        CAPTIONS["correlations"],
+        _table_paths(outputs, "correlations"),
+        caption=CAPTIONS["correlations"],
+        display=correlation_display(correlations, gradient),
     )
     write_table(
         found[found["layer"] > 0],
-        subject_recovery_display(found),
-        *_table_paths(outputs, "subject_recovery"),
-        CAPTIONS["subject_recovery"],
+        _table_paths(outputs, "subject_recovery"),
+        caption=CAPTIONS["subject_recovery"],
+        display=subject_recovery_display(found),
     )
     write_table(
         found[found["layer"] == 0],
-        importance_recovery_display(found),
-        *_table_paths(outputs, "importance_recovery"),
-        CAPTIONS["importance_recovery"],
+        _table_paths(outputs, "importance_recovery"),
+        caption=CAPTIONS["importance_recovery"],
+        display=importance_recovery_display(found),
     )
 
 

@@ -4,6 +4,7 @@ tables share (mean per group with a percentile-bootstrap interval over seeds).
 """
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,8 @@ import pandas as pd
 from scipy.stats import bootstrap
 
 from attnexp.io import write_csv, write_text
+from attnexp.report.order import ALIASES, PAPER_ORDER, dataset_order  # noqa: F401 (re-exported)
 
-PAPER_ORDER = ("sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "babi3", "snli")
-ALIASES = {"sentiment": "sst", "nli": "snli"}  # the generated offline stand-ins (syn_sentiment, syn_nli)
 DIGITS = 3  # decimals of every number in the Markdown and LaTeX versions
 MISSING = "–"  # NaN in the Markdown and LaTeX versions
 LATEX_SYMBOLS = {"±": r"$\pm$", "τ": r"$\tau$", "−": "$-$", "≤": r"$\leq$", "–": "--", "Δ": r"$\Delta$", "ρ": r"$\rho$"}
@@ -97,6 +97,36 @@ def latex_symbols(text: str) -> str:
     return text
 
 
+HTML_STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:1.2em;color:#1a1a1a;background:#fff}"
+    "p.caption{max-width:60em;margin:0 0 .8em}"
+    "table{border-collapse:collapse;font-size:14px}"
+    "th,td{padding:.25em .75em;border-bottom:1px solid #ddd;white-space:nowrap}"
+    "th{border-bottom:2px solid #444}"
+    "td{font-variant-numeric:tabular-nums}"
+    "tbody tr:nth-child(even){background:#f5f5f5}"
+)
+
+
+def html_table(display: pd.DataFrame, caption: str = "") -> str:
+    """`display` (already rounded) as a standalone HTML page under `caption`: the report shows HTML inline,
+    whereas it only offers a CSV for download."""
+    align = column_alignment(display)
+    head = "".join(f'<th style="text-align:{a}">{escape(str(c))}</th>' for c, a in zip(display.columns, align, strict=True))
+    rows = "".join(
+        "<tr>" + "".join(f'<td style="text-align:{a}">{escape(str(v))}</td>' for v, a in zip(row, align, strict=True)) + "</tr>"
+        for row in display.itertuples(index=False)
+    )
+    body = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>" if len(display) else "<p>(no rows)</p>"
+    title = escape(caption.split(":")[0][:80]) if caption else "table"
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{HTML_STYLE}</style></head>\n<body>\n"
+        + (f'<p class="caption">{escape(caption)}</p>\n' if caption else "")
+        + f"{body}\n</body></html>\n"
+    )
+
+
 def write_table(
     table: pd.DataFrame,
     outputs: Mapping[str, str | Path] | pd.DataFrame,
@@ -108,7 +138,8 @@ def write_table(
     """Write one table: `table` as CSV (every column, full precision); `display` (default: `table`), the paper
     layout, as Markdown and LaTeX under `caption`, floats rounded to `digits` decimals.
 
-    `outputs`: {"csv", "md", "tex"} -> path, e.g. `paths.table_files("wp", "uniform_table")`.
+    `outputs`: {"csv", "md", "tex", "html"} -> path, e.g. `paths.table_files("wp", "uniform_table")`; the HTML
+    page (the report's entry) is written when `outputs` names one.
     The earlier positional form `write_table(table, display, csv, md, tex, caption)` still works.
     """
     if isinstance(outputs, pd.DataFrame):
@@ -127,15 +158,5 @@ def write_table(
     write_text(outputs["md"], f"{caption}\n\n{markdown}\n" if caption else f"{markdown}\n")
     latex = display.to_latex(index=False, caption=caption or None, escape=True, longtable=len(display) > 40, na_rep=MISSING)
     write_text(outputs["tex"], latex_symbols(latex))
-
-
-def dataset_order(names: Sequence[str]) -> list[str]:
-    """The paper's dataset order (SST, IMDB, …, SNLI); names it does not know keep their given order, last."""
-
-    def rank(name: str) -> int:
-        stem = name.removeprefix("syn_")
-        stem = ALIASES.get(stem, stem)
-        matches = [i for i, key in enumerate(PAPER_ORDER) if stem == key or stem.startswith(f"{key}_")]
-        return matches[0] if matches else len(PAPER_ORDER)
-
-    return sorted(dict.fromkeys(names), key=rank)
+    if "html" in outputs:
+        write_text(outputs["html"], html_table(display, caption))

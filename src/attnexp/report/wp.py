@@ -137,7 +137,7 @@ def display(table: pd.DataFrame, digits: int = DIGITS) -> pd.DataFrame:
 
 
 def _write(table: pd.DataFrame, outputs: Mapping[str, Path], stem: str, caption: str | None = None) -> pd.DataFrame:
-    write_table(table, display(table), outputs["csv"], outputs["md"], outputs["tex"], caption or CAPTIONS[stem])
+    write_table(table, outputs, caption=caption or CAPTIONS[stem], display=display(table))
     return table
 
 
@@ -218,7 +218,10 @@ def seed_violin(
 def seed_scatter(
     variance: pd.DataFrame, compared: str = "seeds", title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH
 ) -> Figure:
-    """x = JSD to the base, y = output difference, hue and marker = predicted class."""
+    """x = JSD to the base, y = output difference, hue and marker = predicted class.
+
+    y spans W&P's [-0.05, 1.05] when some output difference exceeds half of it; otherwise it is fitted to the data
+    (`output_difference_limits`), where the paper's axis would squash every point onto the floor."""
     frame = variance.assign(predicted=_classes(variance))
     colours = class_colours(["0", "1"], palette)
     hue_order = [c for c in colours if c in set(frame["predicted"])]
@@ -238,9 +241,24 @@ def seed_scatter(
         ax=ax,
     )
     place_legend(ax)
-    ax.set(xlim=(-0.05, 0.7), ylim=(-0.05, 1.05), xlabel=f"JSD ({compared} vs base)", ylabel="Output difference")
+    ax.set(
+        xlim=(-0.05, 0.7),
+        ylim=output_difference_limits(frame["y_diff"]),
+        xlabel=f"JSD ({compared} vs base)",
+        ylabel="Output difference",
+    )
     set_title(fig, title)
     return fig
+
+
+def output_difference_limits(y_diff: pd.Series) -> tuple[float, float]:
+    """y-limits of the variance scatter: the paper's (-0.05, 1.05), or fitted to small differences (top 15% above
+    the largest, at least 0.01, with the same 5% margin below 0)."""
+    largest = float(np.nanmax(y_diff)) if len(y_diff) and np.isfinite(y_diff).any() else 1.0
+    if largest > 0.5:
+        return -0.05, 1.05
+    top = max(largest * 1.15, 0.01)
+    return -0.05 * top, top
 
 
 def jsd_tvd_figure(points: pd.DataFrame, title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH) -> Figure:

@@ -7,7 +7,7 @@ import pytest
 import torch
 from scipy.stats import spearmanr
 
-from attnexp.analyses.az.flow import attention_flow, batch_flow, networkx_graph
+from attnexp.analyses.az.flow import attention_flow, batch_flow
 from attnexp.analyses.az.importance import blank_out, input_gradients
 from attnexp.analyses.az.rollout import head_average, raw_relevance, residual_augment, rollout, rollout_relevance
 from attnexp.analyses.correlation import spearman_ragged, spearman_rows
@@ -37,10 +37,24 @@ def tiny_rows(task="bc", n=4, seed=0):
     return pd.DataFrame(rows)
 
 
-def tiny_model(task="bc", seed=0):
+def tiny_model(task="bc", seed=0, attention="self"):
     torch.manual_seed(seed)
     meta = {"vocab": [str(i) for i in range(30)], "classes": ["a", "b"] if task == "bc" else ["a", "b", "c"], "task": task}
-    return build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=16).eval()
+    return build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=16, attention=attention).eval()
+
+
+def reference_flow_graph(attention: np.ndarray) -> nx.DiGraph:
+    """A&Z §3.5 from the definition: head-averaged attention W_k [L, n, n], capacities (W_k + I) / 2 with rows
+    renormalised, one edge from node (k, i) to node (k-1, j) per layer k = 1 .. L, named by (layer, position)."""
+    graph = nx.DiGraph()
+    layers, n, _ = attention.shape
+    for k in range(1, layers + 1):
+        capacity = attention[k - 1] + np.eye(n)
+        capacity = capacity / capacity.sum(axis=1, keepdims=True)
+        for i in range(n):
+            for j in range(n):
+                graph.add_edge((k, i), (k - 1, j), capacity=float(capacity[i, j]))
+    return graph
 
 
 def test_rollout_of_identity_attention_is_identity():
@@ -77,12 +91,13 @@ def test_relevance_ignores_padding():
 def test_flow_equals_networkx_max_flow(seed):
     rng = np.random.default_rng(seed)
     layers, n = int(rng.integers(1, 4)), int(rng.integers(2, 9))
-    augmented = residual_augment(head_average(random_maps(rng, 1, layers, 2, n)))[0].numpy()
+    maps = random_maps(rng, 1, layers, 2, n)
+    augmented = residual_augment(head_average(maps))[0].numpy()
     query = int(rng.integers(n))
     ours = attention_flow(augmented, query=query, normalise=False)
-    graph = networkx_graph(augmented)
+    graph = reference_flow_graph(maps[0].mean(dim=1).numpy())
     reference = np.array(
-        [[nx.maximum_flow_value(graph, layer * n + query, j) for j in range(n)] for layer in range(1, layers + 1)]
+        [[nx.maximum_flow_value(graph, (layer, query), (0, j)) for j in range(n)] for layer in range(1, layers + 1)]
     )
     assert np.abs(ours - reference).max() < 1e-5
     assert ours.min() >= 0 and ours.max() <= 1 + 1e-6
@@ -133,7 +148,12 @@ def test_spearman_equals_scipy_with_ties_and_constants():
 
 @pytest.mark.parametrize("task", ["bc", "nli"])
 def test_transformer_interface_and_exact_decode(task, tmp_path):
-    model, batch = tiny_model(task), collate(tiny_rows(task))
+    standard, batch = tiny_model(task), collate(tiny_rows(task))
+    reading = standard(batch).attention
+    assert torch.allclose(reading.sum(-1), torch.ones(batch.size)) and reading.masked_select(~batch.real_mask).abs().max() == 0
+    with pytest.raises(ValueError, match="tiedcls"):
+        standard.decode(standard.encode(batch), reading, batch)
+    model = tiny_model(task, attention="tiedcls")
     out = model(batch)
     assert torch.allclose(out.attention.sum(-1), torch.ones(batch.size))
     assert out.attention.masked_select(~batch.real_mask).abs().max() == 0
@@ -166,8 +186,7 @@ def test_blank_out_and_gradients_match_per_example_reference():
             q = model.distribution(model(collate(variant)).logits)[0, rows["label"].iloc[i]]
             assert torch.isclose(blank[i, j], (p - q).abs(), atol=1e-6)
         embedded = model.embed(single.tokens).detach().requires_grad_(True)
-        encoded = model.encode(single, embedded)
-        prob = model.distribution(model.decode(encoded, model.attend(encoded, single), single))[0, rows["label"].iloc[i]]
+        prob = model.distribution(model.logits(single, embedded))[0, rows["label"].iloc[i]]
         prob.backward()
         assert torch.allclose(grad[i, : len(tokens)], embedded.grad[0].sum(-1).abs(), atol=1e-6)
         assert torch.allclose(gxi[i, : len(tokens)], (embedded.grad[0] * embedded[0]).sum(-1).abs(), atol=1e-6)
@@ -253,6 +272,10 @@ def test_az_stage_end_to_end(tmp_path):
         for path in paths.table_files("az", stem).values():
             assert (tmp_path / path).stat().st_size > 0
     assert "L2" in (tmp_path / paths.table_files("az", "correlations")["md"]).read_text()
+    standard = paths.model_files("syn_agreement", "transformer", "self", 0)
+    assert "dev_accuracy" in pd.read_csv(tmp_path / standard["history"]).columns  # the spec's recipe
+    assert (tmp_path / paths.analysis_files("syn_agreement", "transformer", "tiedcls", 0)["kendall_summary"]).exists()
+    assert not (tmp_path / paths.analysis_files("syn_agreement", "transformer", "self", 0)["kendall_summary"]).exists()
     for stem in ("syn_agreement/correlation_by_layer", "syn_agreement/cls_maps_seed0"):
         for path in paths.figure_files("az", stem).values():
             assert (tmp_path / path).stat().st_size > 0
@@ -272,14 +295,14 @@ def test_subject_recovery_matches_a_per_example_reference():
             **{k: [list(rng.random(n)) for n in lengths] for k in ("blankout", "grad", "grad_x_input")},
         }
     )
-    truth = pd.Series(
-        [sorted(rng.choice(np.arange(1, n - 1), size=int(rng.integers(1, 3)), replace=False).tolist()) for n in lengths]
+    truth = pd.Series(  # n positions: [CLS] + the words, no closing marker
+        [sorted(rng.choice(np.arange(1, n), size=int(rng.integers(1, 3)), replace=False).tolist()) for n in lengths]
     )
     table = subject_recovery(relevance, truth, "t").set_index(["method", "layer"])
     for method, layer, column in (("raw", 1, lambda r: r[0]), ("blankout", 0, lambda r: r)):
         top1, rr = [], []
         for i, n in enumerate(lengths):
-            values = np.asarray(column(relevance[method].iloc[i]))[1 : n - 1]
+            values = np.asarray(column(relevance[method].iloc[i]))[1:n]
             order = np.argsort(-values)
             ranks = [int(np.nonzero(order == p - 1)[0][0]) + 1 for p in truth[i]]
             top1.append(min(ranks) == 1)
@@ -295,7 +318,7 @@ def test_jw_analyses_run_on_the_transformer(task):
     from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
     from tests.factories import adversary_settings
 
-    model, batch = tiny_model(task), collate(tiny_rows(task))
+    model, batch = tiny_model(task, attention="tiedcls"), collate(tiny_rows(task))
     real = batch.real_mask
     for scores in (gradient_importance(model, batch), leave_one_out(model, batch), integrated_gradients(model, batch, steps=4)):
         assert scores.shape == batch.tokens.shape and torch.isfinite(scores).all()
@@ -306,6 +329,13 @@ def test_jw_analyses_run_on_the_transformer(task):
     result = adversarial_attention(model, batch, adversary_settings(candidates=2, steps=3), torch.Generator().manual_seed(0))
     assert result.emax_attention.shape == batch.tokens.shape and torch.isfinite(result.emax_jsd).all()
     assert torch.allclose(result.emax_attention.sum(-1), torch.ones(len(batch.lengths)), atol=1e-5)
+    # the chosen attention, swapped into the model, gives the reported output, within epsilon of the original
+    with torch.no_grad():
+        swapped = model.distribution(model.decode(model.encode(batch), result.emax_attention, batch))
+    assert torch.allclose(swapped, result.emax_output, atol=1e-5)
+    assert (0.5 * (result.emax_output - result.original_output).abs().sum(-1) <= result.epsilon + 1e-6).all()
+    allowed = result.candidate_jsd.masked_fill(result.candidate_tvd > result.epsilon, 0.0)
+    assert (result.emax_jsd >= allowed.max(dim=1).values - 1e-6).all()
 
 
 def test_dense_rank_quirk_agrees_without_ties_only():
@@ -370,9 +400,45 @@ def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
             model_options=options,
             settings=train_settings(2, 8, seed=3, paper="az", learning_rate=1e-3),
             outputs=out,
+            recipe="spec",
+            patience=3,
+            attention="self",
         )
         return torch.load(out["model"], weights_only=True)["state_dict"]
 
     first, second = run("a", 0), run("b", 12345)
     assert first.keys() == second.keys()
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def _relevance(model, rows, rollout_residual=True):
+    from attnexp.analyses.az.run import relevance_and_importance
+
+    options = {"batch_size": 3, "relevance_row": "cls", "flow_solver": "scipy", "score": "prob_gold"}
+    return relevance_and_importance(model, rows, rollout_residual=rollout_residual, progress=lambda _: None, **options)
+
+
+def test_az_vectors_cover_cls_and_the_words_without_a_closing_marker():
+    """A&Z §2.1: the input is [CLS] + the words (up to the verb); no position for a trailing end marker."""
+    rows = tiny_rows(n=5)
+    relevance = _relevance(tiny_model(), rows)
+    words = rows["tokens"].map(lambda t: t[1:-1])
+    assert relevance["length"].tolist() == [len(w) + 1 for w in words]
+    assert relevance["tokens"].tolist() == [[2, *w] for w in words]
+    for column in ("blankout", "grad", "grad_x_input"):
+        assert relevance[column].map(len).tolist() == relevance["length"].tolist()
+    for method in ("raw", "rollout", "flow"):
+        assert all(len(layer) == n for r, n in zip(relevance[method], relevance["length"], strict=True) for layer in r)
+        assert all(np.isclose(sum(layer), 1) for r in relevance[method] for layer in r)
+
+
+def test_rollout_residual_ablation_changes_rollout_but_never_flow():
+    model, rows = tiny_model(), tiny_rows(n=3)
+    with_residual, without = _relevance(model, rows, True), _relevance(model, rows, False)
+
+    def values(frame, method):
+        return np.concatenate([np.asarray(layer) for r in frame[method] for layer in r])
+
+    assert np.allclose(values(with_residual, "flow"), values(without, "flow"))
+    assert np.allclose(values(with_residual, "raw"), values(without, "raw"))
+    assert not np.allclose(values(with_residual, "rollout"), values(without, "rollout"))

@@ -15,7 +15,7 @@ from attnexp.analyses.jw.instances import AnalysisSettings
 from attnexp.analyses.jw.run import run_analyses
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
-from attnexp.datasets.generated.synthetic import write_planted_sentiment
+from attnexp.datasets.generated.planted import write_planted_sentiment
 from attnexp.models.train import build_model, fit
 from tests.factories import SCHEMA, train_settings, validated_config
 

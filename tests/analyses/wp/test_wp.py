@@ -75,10 +75,10 @@ def run_files(folder: Path) -> dict[str, str]:
     return in_folder(str(folder), {**RUN_FILES, **DONOR_FILES})
 
 
-def write_data(folder: Path, instances: pd.DataFrame, meta: dict) -> tuple[Path, Path]:
+def write_data(folder: Path, instances: pd.DataFrame, meta: dict, comparable: bool = False) -> tuple[Path, Path]:
     """The preprocessed files (instances.parquet, meta.json) of a tiny dataset."""
     write_parquet(folder / "instances.parquet", instances)
-    write_json(folder / "meta.json", {**meta, "options": {"vocab_fit_on": "train"}, "comparable": False})
+    write_json(folder / "meta.json", {**meta, "options": {"vocab_fit_on": "train"}, "comparable": comparable})
     return folder / "instances.parquet", folder / "meta.json"
 
 
@@ -250,6 +250,8 @@ def test_lambda_sweep_expands_to_the_configured_values_in_a_dry_run(tmp_path):
             "-m",
             "snakemake",
             "-n",
+            "--quiet",
+            "host",  # list every job (the default profile's `quiet: [rules, host]` shows counts only)
             "--configfile",
             str(tmp_path / "config.yaml"),
             "--directory",
@@ -271,17 +273,24 @@ def test_lambda_sweep_expands_to_the_configured_values_in_a_dry_run(tmp_path):
     assert swept == set(lambdas)
 
 
-def test_wp_base_model_differs_from_jw_lstm_tanh_only_in_selection_and_seed(tiny, tmp_path):
-    """W&P §9: the base model is J&W lstm+tanh; only selection (first epoch eligible), seed and W&P flags differ."""
+def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_seed(tiny, tmp_path, monkeypatch):
+    """W&P §9: the base model is J&W lstm+tanh: with the configured word vectors, the same seed and one epoch
+    (J&W keeps the last epoch, W&P the first eligible: the same one) the weights are identical, and the run
+    configs differ only in selection and the W&P flags; the Test-3 MLP starts from the same vectors."""
     import yaml
 
-    from attnexp.analyses.wp.runs import run_wp_model
+    import attnexp.analyses.wp.runs as runs
+    from attnexp.models.checkpoint import load_model
     from attnexp.models.train import run_training
-    from tests.factories import train_settings
 
     instances, meta = tiny
     data = tmp_path / "data"
-    write_data(data, instances, meta)
+    write_data(data, instances, meta, comparable=True)
+    rng = np.random.default_rng(1)
+    vectors = tmp_path / "vectors.vec"
+    words = [str(w) for w in range(5, 30, 2)]
+    vectors.write_text("".join(f"{w} {' '.join(f'{x:.4f}' for x in rng.normal(size=8))}\n" for w in words))
+    embeddings = {"source": "fasttext_simple", "path": str(vectors), "missing": "zero"}
     hyperparameters = {"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8}
     jw_out = {k: tmp_path / "jw" / k for k in ("model", "history", "config", "metrics")}
     run_training(
@@ -292,29 +301,94 @@ def test_wp_base_model_differs_from_jw_lstm_tanh_only_in_selection_and_seed(tiny
         attention="tanh",
         hyperparameters=hyperparameters,
         model_options={},
-        settings=train_settings(1, 32, seed=0),
+        settings=train_settings(1, 32, seed=10),
         outputs=jw_out,
+        embeddings=embeddings,
     )
     settings = wp_settings()
-    wp_out = run_files(tmp_path / "wp")
-    run_wp_model(
+    common = dict(
         instances=data / "instances.parquet",
         meta=data / "meta.json",
         dataset="tiny",
-        variant="base",
         seed=10,
         settings=settings,
         hyperparameters=hyperparameters,
         model_options={},
         deterministic=True,
-        outputs=wp_out,
+        embeddings=embeddings,
     )
+    wp_out = run_files(tmp_path / "wp")
+    runs.run_wp_model(variant="base", outputs=wp_out, **common)
     jw_config = yaml.safe_load(jw_out["config"].read_text())
     wp_config = yaml.safe_load(Path(wp_out["config"]).read_text())
     differing = {k for k in jw_config.keys() | wp_config.keys() if jw_config.get(k) != wp_config.get(k)}
-    assert differing == {"seed", "model_selection", "variant", "wp"}
+    assert differing == {"model_selection", "variant", "wp"}
+    assert wp_config["embeddings"] == f"fasttext_simple:{vectors}" and wp_config["comparable"] is True
     assert wp_config["model_selection"] == {"split": settings.select_on, "first_epoch_eligible": True}
     assert (wp_config["encoder"], wp_config["attention"]) == ("lstm", "tanh")
+    jw_state, wp_state = load_model(jw_out["model"]).state_dict(), load_model(wp_out["model"]).state_dict()
+    assert jw_state.keys() == wp_state.keys()
+    for name in jw_state:
+        torch.testing.assert_close(wp_state[name], jw_state[name], rtol=0, atol=0, msg=name)
+
+    # the diagnostic MLP (Test 3) is initialised from the same vectors; a missing vector file is non-comparable
+    initial = {}
+
+    def recording_fit(model, *args, **kwargs):
+        initial["embedding"] = model.embed(torch.arange(30)).detach().clone()
+        return real_fit(model, *args, **kwargs)
+
+    real_fit = runs.fit
+    monkeypatch.setattr(runs, "fit", recording_fit)
+    runs.run_wp_model(variant="mlp_base", outputs=run_files(tmp_path / "mlp"), guide_files=wp_out, **common)
+    expected = torch.zeros(30, 8)
+    for line in vectors.read_text().splitlines():
+        word, *values = line.split()
+        expected[int(word)] = torch.tensor([float(v) for v in values])
+    torch.testing.assert_close(initial["embedding"], expected)
+    monkeypatch.setattr(runs, "fit", real_fit)
+    missing = run_files(tmp_path / "missing")
+    runs.run_wp_model(variant="uniform", outputs=missing, **{**common, "embeddings": {**embeddings, "path": None}})
+    missing_config = yaml.safe_load(Path(missing["config"]).read_text())
+    assert missing_config["embeddings"] == "random" and missing_config["comparable"] is False
+
+
+@pytest.mark.parametrize("tvd_binary, factor", [("full", 1.0), ("half", 0.5)])
+def test_jsd_tvd_points_apply_tvd_binary_to_every_point_the_jw_adversary_included(tmp_path, tvd_binary, factor):
+    """W&P figure 3 quirk `wp.tvd_binary: half`: the J&W per-instance adversary's TVD is halved like the others'."""
+    from attnexp.analyses.wp.runs import jsd_tvd_points
+
+    ids, rng = ["a", "b", "c"], np.random.default_rng(0)
+    base_p = np.array([0.9, 0.2, 0.6])
+
+    def run(name, p):
+        files = run_files(tmp_path / name)
+        write_parquet(files["test_predictions"], pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)}))
+        attention = [rng.dirichlet(np.ones(n)).tolist() for n in (2, 3, 4)]
+        write_parquet(files["test_attention"], pd.DataFrame({"instance_id": ids, "attention": attention}))
+        write_json(files["metrics"], {"seed": 1})
+        return files
+
+    base, other = run("base", base_p), run("uniform", np.array([0.7, 0.4, 0.6]))
+    adversarial_p = [[0.95, 0.15, 0.5], [0.8, 0.3, 0.65]]  # two runs
+    write_parquet(
+        tmp_path / "jw_adversary.parquet",
+        pd.DataFrame(
+            {
+                "instance_id": ids * 2,
+                "run": [0] * 3 + [1] * 3,
+                "emax_jsd": rng.random(6),
+                "emax_tvd": np.abs(np.ravel(adversarial_p) - np.tile(base_p, 2)),
+                "adversarial_output": [[1 - p, p] for p in np.ravel(adversarial_p)],
+                "original_output": [[1 - p, p] for p in np.tile(base_p, 2)],
+            }
+        ),
+    )
+    points = jsd_tvd_points("d", base, [base], other, [], [], tvd_binary, "mean", tmp_path / "jw_adversary.parquet")
+    by_model = points.set_index("model")
+    expected = factor * np.mean([np.mean(np.abs(np.array(p) - base_p)) for p in adversarial_p])
+    assert by_model.loc["jw_adversary", "tvd"] == pytest.approx(expected)
+    assert by_model.loc["uniform", "tvd"] == pytest.approx(factor * np.mean(np.abs([0.2, 0.2, 0.0])))
 
 
 def test_a_reloaded_guided_model_predicts_as_the_trained_one(tiny, tmp_path):

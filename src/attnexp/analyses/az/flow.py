@@ -85,8 +85,33 @@ def _union_graph(units: list[tuple[np.ndarray, int, int]], scale: float) -> tupl
     return graph, tops_per_unit
 
 
+UNION_MAX_POSITIONS = 32  # longer examples: one SciPy call per problem on one pruned graph (the union grows as n^3)
+
+
+def _layer_flows(augmented: np.ndarray, query: int, layer: int, scale: float) -> np.ndarray:
+    """Raw max-flow values [n] of one (example, query, layer) unit: one SciPy call per sink on the graph pruned
+    to layers <= `layer` with only the query row at the top (the same integer capacities as the union)."""
+    n = augmented.shape[1]
+    capacity = np.rint(augmented[:layer] * scale).astype(np.int64)
+    top = np.zeros_like(capacity[layer - 1])
+    top[query] = capacity[layer - 1, query]
+    capacity[layer - 1] = top
+    k, i, j = np.nonzero(capacity > 0)
+    size = (layer + 1) * n
+    graph = csr_matrix((capacity[k, i, j].astype(np.int32), ((k + 1) * n + i, k * n + j)), shape=(size, size), dtype=np.int32)
+    return np.array([maximum_flow(graph, layer * n + query, sink).flow_value for sink in range(n)]) / scale
+
+
 def _scipy_flows(units: list[tuple[np.ndarray, int, int]], scale: float) -> list[np.ndarray]:
-    """Raw max-flow values [n] of each (example, query, layer) unit, all in one SciPy call."""
+    """Raw max-flow values [n] of each (example, query, layer) unit: units of up to `UNION_MAX_POSITIONS`
+    positions in one SciPy call on their union graph, longer ones problem by problem (`_layer_flows`).
+    Integer max-flow values are unique, so both ways give the same numbers."""
+    long = [u for u, unit in enumerate(units) if unit[0].shape[1] > UNION_MAX_POSITIONS]
+    if long:
+        short = [u for u in range(len(units)) if u not in set(long)]
+        out = dict(zip(short, _scipy_flows([units[u] for u in short], scale) if short else [], strict=True))
+        out |= {u: _layer_flows(*units[u], scale) for u in long}
+        return [out[u] for u in range(len(units))]
     graph, tops = _union_graph(units, scale)
     flow = maximum_flow(graph, 0, 1).flow.tocsr()
     out_of_source = np.zeros(graph.shape[0])

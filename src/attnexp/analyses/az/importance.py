@@ -1,8 +1,9 @@
 """Token importance for A&Z §4: blank-out and input gradients of the gold-class score, batched.
 
-Positions are all n input positions of the Transformer ([CLS] = position 0 and the closing marker
-included); padding gets 0. s(x) is the predicted probability of the gold class (DEFAULT) or, as the
-authors' SST script does (quirk `logit_label`), the logit of the last class.
+Positions are all positions of the batch ([CLS] = position 0); padding gets 0. The Transformer masks out
+the closing marker, so its blank-out and gradients are 0 and the A&Z analysis drops it. s(x) is the
+predicted probability of the gold class (DEFAULT) or, as the authors' SST script does (quirk
+`logit_label`), the logit of the last class.
 """
 
 from dataclasses import replace
@@ -54,8 +55,12 @@ def blank_out(
 def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
     """(|sum_d ds/de_jd|, |sum_d e_jd ds/de_jd|) per position [B, L], e = token + position embedding."""
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
-    encoded = model.encode(batch, embedded)
-    logits = model.decode(encoded, model.attend(encoded, batch), batch)
+    own_logits = getattr(model, "logits", None)  # our Transformer: its own [CLS] path (the standard one cannot decode)
+    if own_logits is not None:
+        logits = own_logits(batch, embedded)
+    else:  # models whose decode of their own attention is their output (J&W classifier, Hugging Face wrapper)
+        encoded = model.encode(batch, embedded)
+        logits = model.decode(encoded, model.attend(encoded, batch), batch)
     (grad,) = torch.autograd.grad(gold_score(model, logits, batch.labels, score).sum(), embedded)
     mask = batch.padding_mask
     return (grad.sum(-1).abs() * mask).detach(), ((grad * embedded).sum(-1).abs() * mask).detach()

@@ -49,6 +49,14 @@ class AZSettings:
         return cls(**{field.name: section[field.name] for field in fields(cls)})
 
 
+def input_lengths(model: AttentionModel, batch) -> torch.Tensor:
+    """Positions each example has as the model's input [B]: our Transformer reads [CLS] + the words, without
+    the closing marker (its `input_lengths`); a model without that method reads all `batch.lengths`
+    (e.g. a Hugging Face model's [CLS] ... [SEP], which A&Z §2.3 keep)."""
+    reader = getattr(model, "input_lengths", None)
+    return batch.lengths if reader is None else reader(batch)
+
+
 def relevance_and_importance(
     model: AttentionModel,
     rows: pd.DataFrame,
@@ -58,24 +66,35 @@ def relevance_and_importance(
     rollout_residual: bool,
     flow_solver: str,
     score: str,
+    blank: int | None = None,
     progress: Callable[[str], None] = print,
 ) -> pd.DataFrame:
-    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds."""
+    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds.
+
+    The n positions are the ones the model reads (`input_lengths`): for our Transformer [CLS] + the words
+    (A&Z §2.1; it masks out the closing marker of the preprocessed tokens, so every vector stops before it).
+    `blank`: the token blank-out substitutes (default: our UNK; the model's `blank_id` when it has one, e.g.
+    [MASK] for a Hugging Face BERT).
+    """
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
+    from attnexp.data.vocab import UNK
 
+    blank = getattr(model, "blank_id", UNK) if blank is None else blank
     model.eval()
     records = []
     for number, batch in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
-        lengths = batch.lengths
+        lengths = input_lengths(model, batch)
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
-            augmented = residual_augment(head_average(maps), rollout_residual)
+            averaged = head_average(maps)
+            augmented = residual_augment(averaged)  # flow capacities: always Â = 0.5 W + 0.5 I (§3.5)
             raw = raw_relevance(maps, lengths, relevance_row)
-            roll = relevance_rows(rollout(augmented), lengths, relevance_row)
+            rolled = rollout(residual_augment(averaged, rollout_residual))  # the ablation changes rollout only
+            roll = relevance_rows(rolled, lengths, relevance_row)
         flow, seconds = batch_flow(
             augmented.double().numpy(),
             lengths.numpy(),
@@ -83,7 +102,7 @@ def relevance_and_importance(
             solver=flow_solver,
             progress=False,
         )
-        blank = blank_out(model, batch, score)
+        blank_scores = blank_out(model, batch, score, blank)
         grad, grad_x_input = input_gradients(model, batch, score)
         predicted = model.predict(output.logits)
         for i, instance_id in enumerate(batch.instance_ids):
@@ -98,7 +117,7 @@ def relevance_and_importance(
                     "raw": [r[:n].tolist() for r in raw[i]],
                     "rollout": [r[:n].tolist() for r in roll[i]],
                     "flow": [r[:n].tolist() for r in flow[i]],
-                    "blankout": blank[i, :n].tolist(),
+                    "blankout": blank_scores[i, :n].tolist(),
                     "grad": grad[i, :n].tolist(),
                     "grad_x_input": grad_x_input[i, :n].tolist(),
                     "flow_seconds": float(seconds[i]),
@@ -119,11 +138,13 @@ def _padded(column: pd.Series, width: int) -> np.ndarray:
 
 
 def correlations(relevance: pd.DataFrame, dataset: str, *, exclude_special: bool, spearman: str) -> pd.DataFrame:
-    """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5)."""
+    """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5).
+
+    Vectors cover [CLS] + the words; `exclude_special` drops [CLS] (position 0) before correlating."""
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
     special = int(exclude_special)
-    starts, stops = np.full(len(lengths), special), lengths - special
+    starts, stops = np.full(len(lengths), special), lengths
     n_layers = len(relevance["raw"].iloc[0])
     parts = []
     for importance in IMPORTANCES:
@@ -180,7 +201,7 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
     """How well each method (and importance) at each layer finds the ground truth among the words.
 
     `truth` lists token positions per example (the subject on agreement data, the planted cues on other
-    generated data); examples without any are skipped. Only word positions (1 .. n-2) compete. top1: the
+    generated data); examples without any are skipped. Only word positions (1 .. n-1; 0 is [CLS]) compete. top1: the
     highest-relevance word is a ground-truth token; mrr: mean reciprocal rank of the best-ranked one;
     share: mean relevance mass on ground-truth tokens among the words.
     """
@@ -190,7 +211,7 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
         return pd.DataFrame(columns=["task", "method", "layer", "top1", "mrr", "share", "n"])
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
-    words = (np.arange(width)[None, :] >= 1) & (np.arange(width)[None, :] < lengths[:, None] - 1)
+    words = (np.arange(width)[None, :] >= 1) & (np.arange(width)[None, :] < lengths[:, None])
     target = np.zeros_like(words)
     for i, positions in enumerate(truth):
         target[i, list(positions)] = True
@@ -232,11 +253,13 @@ def run_az_analysis(
     settings: AZSettings,
     outputs: Mapping[str, str | Path],
     threads: int = 1,
+    task: str | None = None,
 ) -> None:
     """Relevance, importance, correlations and subject recovery for one trained Transformer (test split).
 
     `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds per example, JSON),
     as `attnexp.paths.az_files()` names them.
+    `task`: the label of the rows in the tables (default: `dataset`; Hugging Face runs add the model's name).
     """
     from attnexp.data.preprocess import split_frame
     from attnexp.models.checkpoint import load_model
@@ -258,6 +281,7 @@ def run_az_analysis(
         score=settings.score,
     )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
+    dataset = task or dataset
     table = correlations(relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman)
     summary = summarise_correlations(
         table, nan_policy=settings.nan_policy, cumulative_layer_lists=settings.cumulative_layer_lists

@@ -9,6 +9,7 @@ The loss is a sum of per-instance terms and Adam is elementwise, so optimising a
 instances x candidates at once gives each instance exactly its own optimisation.
 """
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -71,10 +72,27 @@ class AdversaryResult:
     epsilon: float  # the report threshold used
 
 
-def initial_logits(batch: Batch, settings: AdversarySettings, generator: torch.Generator | None = None) -> torch.Tensor:
-    """Candidate logits [B, K, L]: init_scale * N(0, 1) (the authors' extra log-uniform constant cancels in the softmax)."""
+def instance_generator(seed: int, instance_id: str) -> torch.Generator:
+    """A generator of its own for one instance, seeded from (seed, instance id) by a stable hash."""
+    digest = hashlib.sha256(f"{seed}/{instance_id}".encode()).digest()
+    return torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") >> 1)
+
+
+def initial_logits(
+    batch: Batch, settings: AdversarySettings, generator: torch.Generator | None = None, seed: int | None = None
+) -> torch.Tensor:
+    """Candidate logits [B, K, L]: init_scale * N(0, 1) (the authors' extra log-uniform constant cancels in the softmax).
+
+    With `seed`, each instance draws its [K, L_i] start from `instance_generator(seed, id)` (PAD columns 0), so the
+    start of an instance does not depend on which instances share its batch (`analyses.memory_budget_mb`);
+    otherwise one draw from `generator` for the whole batch."""
     size, width = batch.tokens.shape
-    return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator)
+    if seed is None:
+        return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator)
+    logits = torch.zeros(size, settings.candidates, width)
+    for row, (instance_id, length) in enumerate(zip(batch.instance_ids, batch.lengths.tolist(), strict=True)):
+        logits[row, :, :length] = torch.randn(settings.candidates, length, generator=instance_generator(seed, instance_id))
+    return settings.init_scale * logits
 
 
 def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
@@ -122,13 +140,16 @@ def adversarial_attention(
     generator: torch.Generator | None = None,
     init: torch.Tensor | None = None,
     progress_every: int = 0,
+    seed: int | None = None,
 ) -> AdversaryResult:
-    """Optimise K adversarial attentions per instance and pick the epsilon-max JSD one (the original always qualifies)."""
+    """Optimise K adversarial attentions per instance and pick the epsilon-max JSD one (the original always qualifies).
+
+    Starts: `init`, else per instance from `seed` (see `initial_logits`), else one draw from `generator`."""
     with torch.no_grad():
         output = model(batch)
         original_output = model.distribution(output.logits)
     encoded, original_attention = output.encoded, output.attention
-    logits = (initial_logits(batch, settings, generator) if init is None else init.clone()).requires_grad_(True)
+    logits = (initial_logits(batch, settings, generator, seed) if init is None else init.clone()).requires_grad_(True)
     optimizer = torch.optim.Adam([logits], lr=settings.lr, amsgrad=True)
     for step in range(settings.steps):
         with torch.enable_grad():

@@ -84,20 +84,23 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
 def integrated_gradients(model: AttentionModel, batch: Batch, steps: int, internal_batch_size: int | None = None) -> torch.Tensor:
     """|sum_d IG_t,d| over the embeddings (Captum), baseline = zero embedding on the real tokens.
 
-    The whole model (attention included) is differentiated; [SOS], [EOS] and PAD stay fixed, so the
-    attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient.
+    The whole model (attention included, and the QA candidate mask) is differentiated; [SOS], [EOS] and PAD
+    stay fixed, so the attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient.
     """
     with torch.no_grad():
         target = 1 if model.is_binary else model.predict(model(batch).logits)
     embedded = model.embed(batch.tokens).detach()
     baseline = embedded * ~batch.real_mask[..., None]
 
-    def forward(inputs: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor, *question: torch.Tensor) -> torch.Tensor:
-        expanded = Batch(tokens, lengths, torch.zeros_like(lengths), [], *question)
+    def forward(inputs: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor, *rest: torch.Tensor) -> torch.Tensor:
+        candidates = rest[-1] if batch.candidates is not None else None
+        question = rest[:2] if batch.question is not None else (None, None)
+        expanded = Batch(tokens, lengths, torch.zeros_like(lengths), [], *question, candidates=candidates)
         encoded = model.encode(expanded, inputs)
         return model.distribution(model.decode(encoded, model.attend(encoded, expanded), expanded))
 
     extra = (batch.tokens, batch.lengths) + ((batch.question, batch.question_lengths) if batch.question is not None else ())
+    extra += (batch.candidates,) if batch.candidates is not None else ()  # QA answers outside the candidates stay -inf
     with torch.enable_grad():
         attributions = IntegratedGradients(forward).attribute(
             embedded,

@@ -121,12 +121,12 @@ def adversary_rows_per_chunk(rows: pd.DataFrame, settings: AnalysisSettings) -> 
     return max(1, int(settings.memory_budget_mb * 2**20 // per_row))
 
 
-def adversary_table(
-    model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
-) -> pd.DataFrame:
+def adversary_table(model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings, seed: int) -> pd.DataFrame:
+    """One row per instance: the epsilon-max adversarial attention and its output. Random starts are drawn per
+    instance from (seed, instance id), so the memory budget's chunking changes no start."""
     parts, start = [], time.perf_counter()
     for batch in sequential_batches(rows, adversary_rows_per_chunk(rows, settings)):
-        result = adversarial_attention(model, batch, settings.adversary, generator, progress_every=100)
+        result = adversarial_attention(model, batch, settings.adversary, progress_every=100, seed=seed)
         with torch.no_grad():
             predicted = model.predict(model(batch).logits)
         parts.append(

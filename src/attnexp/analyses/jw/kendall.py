@@ -82,15 +82,17 @@ def summarise_group(taus: pd.DataFrame, nan_policy: str = "omit") -> dict:
 def summarise_kendall(
     taus: pd.DataFrame, classes: Sequence[str], nan_policy: str = "omit", labels: dict | None = None
 ) -> pd.DataFrame:
-    """Summary per pair and group: "Overall", plus "class <name>" per predicted class when there are fewer than 4 classes.
+    """Summary per pair and group: "Overall", plus "class <name>" per distinct predicted class when fewer than 4
+    distinct classes are predicted (J&W §6.3 and the authors' `np.unique(yhat)`; not the number of classes).
 
     `labels` (dataset, encoder, attention, seed) are prepended as constant columns.
     """
     rows = []
+    predicted = sorted(int(c) for c in taus["predicted"].unique())
     for pair, by_pair in taus.groupby("pair", sort=False):
         groups = [("Overall", by_pair)]
-        if len(classes) < 4:
-            groups += [(f"class {name}", by_pair[by_pair["predicted"] == index]) for index, name in enumerate(classes)]
+        if len(predicted) < 4:
+            groups += [(f"class {classes[index]}", by_pair[by_pair["predicted"] == index]) for index in predicted]
         rows += [{"pair": pair, "group": group, **summarise_group(part, nan_policy)} for group, part in groups]
     columns = ["pair", "group", "mean", "std", "sig_frac", "n", "n_nan"]
     summary = pd.DataFrame(rows, columns=columns)

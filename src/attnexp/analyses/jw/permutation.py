@@ -35,15 +35,23 @@ def identity_permutations(batch: Batch, n_permutations: int = 1) -> torch.Tensor
 def permutation_output_changes(
     model: AttentionModel, batch: Batch, permutations: torch.Tensor, memory_budget_mb: float = 256.0
 ) -> torch.Tensor:
-    """Output change (TVD; BC |dp|) [B, P] when the attention is permuted by `permutations` [B, P, L]."""
+    """Output change (TVD; BC |dp|) [B, P] when the attention is permuted by `permutations` [B, P, L].
+
+    A model with `decode_permuted(encoded, index, batch)` (the Hugging Face wrapper) applies the permutation
+    to each of its heads' attention; otherwise the attention vector is permuted and decoded."""
     output = model(batch)
     original = model.distribution(output.logits)[:, None, :]
     size, n_permutations, width = permutations.shape
     per_permutation = 4 * size * width * (model.feature_size + 4)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_permutation))
+    # a multi-head model (models.hf) permutes every head's row itself: its `decode` takes a head average
+    permuted = getattr(model, "decode_permuted", None)
     changes = []
     for start in range(0, n_permutations, chunk):
         index = permutations[:, start : start + chunk]
-        attention = output.attention[:, None, :].expand_as(index).gather(-1, index)
-        changes.append(tvd(model.distribution(model.decode(output.encoded, attention, batch)), original))
+        if permuted is not None:
+            logits = permuted(output.encoded, index, batch)
+        else:
+            logits = model.decode(output.encoded, output.attention[:, None, :].expand_as(index).gather(-1, index), batch)
+        changes.append(tvd(model.distribution(logits), original))
     return torch.cat(changes, dim=1)

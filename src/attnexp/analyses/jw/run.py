@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
+import pandas as pd
 import torch
 
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
@@ -32,11 +33,14 @@ def run_analyses(
     labels: Mapping,
     outputs: Mapping[str, str | Path],
     threads: int = 1,
+    adversary: bool = True,
 ) -> None:
     """Every analysis of the checkpoint `model` on the test split of the preprocessed `instances` (+ `meta`).
 
     `labels` = dataset, encoder, attention, seed; the seed also seeds the permutations and the adversary's start.
     `outputs`: a path per file of `attnexp.paths.ANALYSIS_FILES` (importance, kendall, ..., config).
+    `adversary=False` (Hugging Face models, whose heads do not share one attention vector) writes an empty
+    adversary table instead of searching.
     """
     labels = {
         "dataset": labels["dataset"],
@@ -62,13 +66,18 @@ def run_analyses(
 
     permutation = permutation_table(classifier, rows, settings, torch.Generator().manual_seed(seed))
     write_parquet(outputs["permutation"], permutation)
-    adversary = adversary_table(classifier, rows, settings, torch.Generator().manual_seed(seed + 1))
-    write_parquet(outputs["adversary"], adversary)
+    if adversary:
+        write_parquet(outputs["adversary"], adversary_table(classifier, rows, settings, seed + 1))
+    else:
+        write_parquet(
+            outputs["adversary"], pd.DataFrame({"instance_id": pd.Series(dtype=str), "emax_jsd": pd.Series(dtype=float)})
+        )
     write_yaml(
         outputs["config"],
         {
             **labels,
             "settings": asdict(settings),
+            **({} if adversary else {"adversary": "skipped: the model's heads share no single attention vector"}),
             "task": meta["task"],
             "classes": meta["classes"],
             "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),

@@ -151,8 +151,8 @@ class GuidedClassifier(AttentionClassifier):
 
     checkpoint_kind = GUIDED_KIND
 
-    def __init__(self, config, guides: DonorTable):
-        super().__init__(replace(config, attention="uniform"))
+    def __init__(self, config, guides: DonorTable, embeddings: torch.Tensor | None = None):
+        super().__init__(replace(config, attention="uniform"), embeddings)
         self.guides = guides
 
     def attend(self, encoded: Encoded, batch: Batch) -> torch.Tensor:

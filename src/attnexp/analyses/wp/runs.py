@@ -11,14 +11,27 @@ import pandas as pd
 import torch
 
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
-from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, divergence_to_base, train_consistent_adversary
+from attnexp.analyses.wp.consistent_adversary import (
+    AdversaryObjective,
+    binary_tvd,
+    divergence_to_base,
+    train_consistent_adversary,
+)
 from attnexp.analyses.wp.donors import DONOR_SPLITS, GuidedClassifier, donor_outputs, read_donor
 from attnexp.analyses.wp.seed_variance import attention_matrix, probabilities, seed_variance
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
-from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
+from attnexp.models.train import (
+    JW_LEARNING_RATE,
+    JW_WEIGHT_DECAY,
+    Classification,
+    TrainSettings,
+    fit,
+    model_from_options,
+    word_vectors,
+)
 
 OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
@@ -63,7 +76,10 @@ def _run_config(
     model_options: dict,
     deterministic: bool,
     meta: dict,
+    embeddings: tuple[str, bool | None] = ("random", None),
 ) -> dict:
+    """The run config; `embeddings` = (source, comparable) from `models.train.word_vectors`."""
+    source, comparable = embeddings
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
     return {
         "dataset": dataset,
@@ -76,8 +92,8 @@ def _run_config(
         "model": model_options,
         "seeding": {"deterministic": deterministic},
         "preprocessing": meta["options"],
-        "embeddings": "random",
-        "comparable": meta["comparable"],
+        "embeddings": source,
+        "comparable": bool(meta["comparable"]) if comparable is None else comparable,
         "wp": settings.run_options(),
     }
 
@@ -95,11 +111,14 @@ def run_wp_model(
     deterministic: bool,
     outputs: dict,
     guide_files: Files | None = None,
+    embeddings: dict | None = None,
     threads: int = 1,
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
-    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv)."""
+    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
+    `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
+    the diagnostic MLPs included, starts from them."""
     torch.set_num_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -109,15 +128,18 @@ def run_wp_model(
             f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
         )
     encoder, attention = VARIANTS[variant]
-    run_config = _run_config(dataset, variant, seed, hyperparameters, settings, model_options, deterministic, meta)
+    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
+    run_config = _run_config(
+        dataset, variant, seed, hyperparameters, settings, model_options, deterministic, meta, (source, comparable)
+    )
     model = model_from_options(
-        meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed
+        meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed, vectors
     )
     if attention == "guide":
         if not guide_files or "test_attention" not in guide_files:
             raise ValueError(f"variant {variant!r} needs guide files (the donor run's stored attention)")
         guides = read_donor(guide_files, instances, settings.preloaded_alignment, f"guide of {variant}")
-        model = GuidedClassifier(model.config, guides)
+        model = GuidedClassifier(model.config, guides, vectors)
         run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
     print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = fit(
@@ -159,9 +181,11 @@ def run_wp_adversary(
     deterministic: bool,
     base_files: Files,
     outputs: dict,
+    embeddings: dict | None = None,
     threads: int = 1,
 ) -> dict:
-    """Train the model-consistent adversary against the base run for one lambda (W&P §4)."""
+    """Train the model-consistent adversary against the base run for one lambda (W&P §4); `embeddings` as for
+    `run_wp_model` (the adversary starts from the base model's initialisation)."""
     torch.set_num_threads(threads)
     instances, meta = read_preprocessed(instances, meta)
     base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
@@ -172,9 +196,12 @@ def run_wp_adversary(
         max_epochs=settings.adversary.max_epochs,
         patience=settings.adversary.patience,
     )
-    run_config = _run_config(dataset, ADVERSARY_VARIANT, seed, hyperparameters, settings, model_options, deterministic, meta)
+    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
+    run_config = _run_config(
+        dataset, ADVERSARY_VARIANT, seed, hyperparameters, settings, model_options, deterministic, meta, (source, comparable)
+    )
     run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
-    model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed)
+    model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(
         model, instances, base, _settings(hyperparameters, seed, settings, deterministic), objective
@@ -249,7 +276,7 @@ def run_jw_adversary(
     parts = []
     for run in range(settings.jw_adversary_runs):
         print(f"J&W adversary run {run + 1}/{settings.jw_adversary_runs}")
-        table = adversary_table(classifier, test, analysis, torch.Generator().manual_seed(seed + 1 + run))
+        table = adversary_table(classifier, test, analysis, seed + 1 + run)
         parts.append(table.assign(run=run))
     frame = pd.concat(parts, ignore_index=True)
     write_parquet(output, frame)
@@ -268,7 +295,7 @@ def jsd_tvd_points(
     jw_adversary: str | PathLike | None = None,
 ) -> pd.DataFrame:
     """Mean test JSD and TVD to the base for every seed, the uniform model and each adversary (W&P Fig. 3);
-    the J&W per-instance adversary (if given) as the mean over its runs."""
+    the J&W per-instance adversary (if given) as the mean over its runs. Every TVD follows `tvd_binary`."""
     rows = []
     labelled = [("seed", str(read_json(f["metrics"])["seed"]), f) for f in seed_files]
     labelled += [("uniform", "uniform", uniform_files)]
@@ -287,8 +314,10 @@ def jsd_tvd_points(
         )
     if jw_adversary:
         frame = read_parquet(jw_adversary)
+        adversarial, original = (torch.tensor([o[1] for o in frame[c]]) for c in ("adversarial_output", "original_output"))
+        frame = frame.assign(tvd=binary_tvd(adversarial, original, tvd_binary).numpy())  # the same TVD as every point
         per_run = frame.groupby("run").agg(
-            jsd=("emax_jsd", lambda v: aggregate(v, aggregation)), tvd=("emax_tvd", lambda v: aggregate(v, aggregation))
+            jsd=("emax_jsd", lambda v: aggregate(v, aggregation)), tvd=("tvd", lambda v: aggregate(v, aggregation))
         )
         rows.append(
             {

@@ -9,8 +9,6 @@ Three families, each written into one folder by one call of `generate`:
 from pathlib import Path
 
 from attnexp.datasets.babi_format import BABI_TASK_FILES
-from attnexp.datasets.generated.babi import write_babi
-from attnexp.datasets.generated.planted import write_planted_nli, write_planted_sentiment
 
 FAMILY_FILES = {  # family -> the files it writes, relative to its folder (the registry's `synthetic` layouts)
     "sentiment": ("data.csv",),
@@ -21,6 +19,10 @@ FAMILY_FILES = {  # family -> the files it writes, relative to its folder (the r
 
 def generate(family: str, out_dir: str | Path, seed: int, options: dict) -> list[Path]:
     """Write one family's raw files (FAMILY_FILES) into `out_dir`, from config `synthetic.seed` and `synthetic.<family>`."""
+    # imported here: the workflow reads FAMILY_FILES at parse time, which must not load numpy or pandas
+    from attnexp.datasets.generated.babi import write_babi
+    from attnexp.datasets.generated.planted import write_planted_nli, write_planted_sentiment
+
     out_dir = Path(out_dir)
     if family == "sentiment":
         written = [write_planted_sentiment(out_dir / "data.csv", seed=seed, **options)]

@@ -8,7 +8,7 @@ from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
 from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
-from attnexp.report.jw.kendall import _require
+from attnexp.report.jw.kendall import _require, class_histogram_style
 from attnexp.report.jw.permutation import binned_violins
 from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
 
@@ -17,6 +17,7 @@ JSD_LABEL = "Max JS Divergence within ε"
 EXAMPLE_FONT = 6.0  # points
 MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
 EXAMPLE_LINE_INCHES = 0.125
+QUESTION_LABELS = {"qa": "q.", "nli": "hyp."}  # the second input, printed above the attended text
 
 
 def output_change(original, adversarial) -> float:
@@ -25,7 +26,7 @@ def output_change(original, adversarial) -> float:
 
 
 def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure:
-    """ε-max JSD per predicted class, 40 bins on [0, 0.7], as proportions of the class."""
+    """ε-max JSD per predicted class, 40 bins on [0, 0.7], as proportions of the class (outlines for 3+ classes)."""
     adversary = _require(results, "adversary")
     frame = pd.DataFrame({"jsd": adversary["emax_jsd"].to_numpy(dtype=float), "class": results.hue(adversary)})
     fig, ax = new_figure(options.width)
@@ -36,9 +37,7 @@ def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure
         bins=JSD_BINS,
         stat="proportion",
         common_norm=False,
-        alpha=0.6,
-        edgecolor="black",
-        linewidth=0.4,
+        **class_histogram_style(frame["class"].nunique()),
         palette=hue_palette(results.classes, options.palette),
         hue_order=list(hue_palette(results.classes, options.palette)),
         ax=ax,
@@ -88,9 +87,12 @@ def _layout(words: list[str], chars_per_line: int) -> list[tuple[int, int]]:
     return places
 
 
-def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_line: int, line_h: float) -> float:
-    """Draw `words` (x in character cells) shaded ∝ weight, normalised to the row's max; return the next free y."""
+def _heat_text(ax, words: list[str], weights: np.ndarray | None, y0: float, chars_per_line: int, line_h: float) -> float:
+    """Draw `words` (x in character cells) shaded ∝ weight, normalised to the row's max (unshaded where `weights`
+    is None); return the next free y."""
     cmap = colormaps["Oranges"]
+    shaded = weights is not None
+    weights = np.asarray(weights, dtype=float) if shaded else np.zeros(len(words))
     top = float(weights.max()) if len(weights) and weights.max() > 0 else 1.0
     places = _layout(words, chars_per_line)
     for word, weight, (line, column) in zip(words, weights, places, strict=True):
@@ -102,7 +104,7 @@ def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_l
             fontsize=EXAMPLE_FONT,
             va="top",
             ha="left",
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"},
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"} if shaded else None,
             color="white" if weight / top > 0.7 else "black",
         )
     lines = (places[-1][0] + 1) if places else 1
@@ -110,7 +112,8 @@ def _heat_text(ax, words: list[str], weights: np.ndarray, y0: float, chars_per_l
 
 
 def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
-    """Text heatmaps of a few instances: original vs ε-max adversarial attention, with JSD and Δŷ."""
+    """Text heatmaps of a few instances: original vs ε-max adversarial attention, with JSD and Δŷ; for QA and NLI
+    the question or hypothesis (which the attention over the passage or premise is conditioned on) above them."""
     adversary = _require(results, "adversary")
     importance = _require(results, "importance")[["instance_id", "attention"]]
     examples = pick_examples(adversary, options.examples, options.example_max_tokens).merge(importance, on="instance_id")
@@ -118,10 +121,11 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
     chars_per_line = int((right - left) * options.width * 72 / (MONOSPACE_ADVANCE * EXAMPLE_FONT)) - 1
     blocks = []
     for record in examples.itertuples(index=False):
-        words = results.words(record.instance_id)
+        words, question = results.words(record.instance_id), results.question_words(record.instance_id)
         lines = _layout(words, chars_per_line)[-1][0] + 1 if words else 1
-        blocks.append((record, words, lines))
-    total_lines = sum(2 * lines + 1.6 for _, _, lines in blocks) or 3
+        question_lines = _layout(question, chars_per_line)[-1][0] + 1 if question else 0
+        blocks.append((record, words, lines, question, question_lines))
+    total_lines = sum(2 * lines + question_lines + 1.6 for *_, lines, _, question_lines in blocks) or 3
     line_h = EXAMPLE_LINE_INCHES / options.width  # axes units per line once the height is set below
     height = total_lines * EXAMPLE_LINE_INCHES + 0.3
     fig = plt.figure(figsize=(options.width, height))
@@ -131,7 +135,7 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
     ax.set_ylim(-total_lines, 0)
     line_h = 1.0
     y = 0.0
-    for record, words, _ in blocks:
+    for record, words, _, question, _ in blocks:
         label = results.classes[int(record.predicted)] if int(record.predicted) < len(results.classes) else record.predicted
         delta = output_change(record.original_output, record.adversarial_output)
         ax.text(
@@ -142,6 +146,17 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
             va="top",
         )
         y -= line_h
+        if question:  # what the attention is conditioned on, unshaded: it gets no attention weights
+            ax.text(
+                -0.5,
+                y,
+                QUESTION_LABELS.get(results.task, "query"),
+                fontsize=EXAMPLE_FONT - 0.5,
+                va="top",
+                ha="right",
+                color="0.35",
+            )
+            y = _heat_text(ax, question, None, y, chars_per_line, line_h)
         for name, weights in (("orig.", record.attention), ("adv.", record.adversarial_attention)):
             ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")
             y = _heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h)

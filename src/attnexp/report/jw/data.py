@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from attnexp.io import read_json, read_parquet
 from attnexp.report.style import MAX_ATTENTION_BINS, MAX_ATTENTION_LABELS, FigureStyle, hue_labels
@@ -40,7 +41,7 @@ class ModelResults:
     kendall: pd.DataFrame | None = None
     permutation: pd.DataFrame | None = None
     adversary: pd.DataFrame | None = None
-    instances: pd.DataFrame | None = None  # test split: instance_id, tokens (with SOS/EOS)
+    instances: pd.DataFrame | None = None  # test split: instance_id, tokens (with SOS/EOS)[, question]
 
     @property
     def title(self) -> str:
@@ -56,8 +57,18 @@ class ModelResults:
         row = self.instances.loc[self.instances["instance_id"] == instance_id]
         if row.empty:
             raise KeyError(f"instance {instance_id!r} is not in the preprocessed test split")
-        ids = list(row.iloc[0]["tokens"])[1:-1]
-        return [self.vocab[int(i)] if int(i) < len(self.vocab) else "<UNK>" for i in ids]
+        return self._as_words(row.iloc[0]["tokens"])
+
+    def question_words(self, instance_id) -> list[str]:
+        """The question (QA) or hypothesis (NLI) of a test instance as words; [] where the task has none."""
+        if self.instances is None or "question" not in self.instances.columns:
+            return []
+        row = self.instances.loc[self.instances["instance_id"] == instance_id]
+        question = row.iloc[0]["question"] if len(row) else None
+        return self._as_words(question) if question is not None and len(question) else []
+
+    def _as_words(self, ids) -> list[str]:
+        return [self.vocab[int(i)] if int(i) < len(self.vocab) else "<UNK>" for i in list(ids)[1:-1]]
 
 
 def max_attention_bin(max_attention) -> pd.Categorical:
@@ -81,7 +92,9 @@ def load_model_results(
     meta = read_json(meta_path)
     instances = None
     if instances_path is not None:
-        instances = read_parquet(instances_path, columns=["instance_id", "split", "tokens"])
+        columns = ["instance_id", "split", "tokens", "question"]  # question: QA's question, NLI's hypothesis
+        present = set(pq.read_schema(instances_path).names)
+        instances = read_parquet(instances_path, columns=[c for c in columns if c in present])
         instances = instances[instances["split"] == "test"].reset_index(drop=True)
     return ModelResults(
         dataset=dataset,

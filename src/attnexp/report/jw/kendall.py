@@ -27,6 +27,14 @@ def tau_wide(kendall: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
+def class_histogram_style(n_classes: int) -> dict:
+    """How per-class histograms overlay: the paper's translucent bars for two classes; outlines (unfilled steps)
+    for three or more, whose translucent bars would blend into one muddy colour."""
+    if n_classes <= 2:
+        return {"element": "bars", "alpha": 0.6, "edgecolor": "black", "linewidth": 0.4}
+    return {"element": "step", "fill": False, "linewidth": 1.4}
+
+
 def _require(results: ModelResults, name: str) -> pd.DataFrame:
     frame = getattr(results, name)
     if frame is None:
@@ -35,7 +43,8 @@ def _require(results: ModelResults, name: str) -> pd.DataFrame:
 
 
 def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> Figure:
-    """Overlaid τ histograms, one per predicted class, as proportions of that class (30 bins on [-1, 1])."""
+    """Overlaid τ histograms, one per predicted class, as proportions of that class (30 bins on [-1, 1]); outlines
+    for three or more classes (`class_histogram_style`)."""
     kendall = _require(results, "kendall")
     taus = kendall[(kendall["pair"] == pair) & ~kendall["is_nan"]]
     fig, ax = new_figure(options.width)
@@ -50,10 +59,7 @@ def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> F
             bins=TAU_BINS,
             stat="proportion",
             common_norm=False,
-            element="bars",
-            alpha=0.6,
-            edgecolor="black",
-            linewidth=0.4,
+            **class_histogram_style(frame["class"].nunique()),
             palette=hue_palette(results.classes, options.palette),
             hue_order=list(hue_palette(results.classes, options.palette)),
             ax=ax,

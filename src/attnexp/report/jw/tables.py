@@ -111,7 +111,7 @@ def _cell(mean: float, std: float, n_seeds: int, low: float, high: float, digits
 def kendall_per_seed(kendall: pd.DataFrame, classes: Sequence[str], nan_policy: str = "omit") -> pd.DataFrame:
     """mean, population std, sig_frac (p ≤ 0.05), n, n_nan per pair and group for one model's per-instance τ.
 
-    Groups: "Overall", plus "class <name>" per predicted class when the task has fewer than 4 classes (§6.3).
+    Groups: "Overall", plus "class <name>" per predicted class when fewer than 4 distinct classes are predicted (§6.3).
     `omit` drops undefined τ from every statistic; `propagate` keeps them (NaN mean; NaN p is not significant).
     """
     if nan_policy not in ("omit", "propagate"):
@@ -121,7 +121,7 @@ def kendall_per_seed(kendall: pd.DataFrame, classes: Sequence[str], nan_policy: 
         significant=(kendall["p_value"] <= SIGNIFICANCE) & ~kendall["is_nan"],
         group="Overall",
     )
-    if len(classes) < 4:
+    if kendall["predicted"].nunique() < 4:
         by_class = frame.assign(group=[f"class {classes[int(i)]}" for i in frame["predicted"]])
         frame = pd.concat([frame, by_class], ignore_index=True)
     kept = frame[~frame["is_nan"]] if nan_policy == "omit" else frame

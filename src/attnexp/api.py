@@ -1,0 +1,415 @@
+"""The Python API for notebooks: load a trained run, explain one raw sentence with every measure the papers use,
+draw it as a text heatmap.
+
+    from attnexp import load_run, explain, heatmap
+    run = load_run("results/models/syn_sentiment/lstm-tanh/seed0")
+    exp = explain(run.model, run.tokenizer, "a moving and funny film", classes=run.classes)
+    exp.to_frame(); exp.tau; heatmap(exp, path="sentence.png")
+
+Every number comes from the library functions the workflow runs (`analyses.jw.instances` importance /
+permutation / adversary tables, `analyses.jw.kendall`, `analyses.az.run.relevance_and_importance`) on a one-row
+table, so a sentence explained here gets exactly what the pipeline computes for a test instance. Models are
+typed against `AttentionModel`; a Hugging Face model and tokenizer are accepted too (`as_attention_model`,
+`as_tokenizer`). The contract with the Hugging Face wrapper is written down in /work/notes/API.md.
+"""
+
+import contextlib
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+import torch
+import yaml
+
+from attnexp import paths
+from attnexp.analyses.az.run import AZSettings, relevance_and_importance
+from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
+from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance
+from attnexp.config import schema_problems
+from attnexp.data.batching import Batch, collate
+from attnexp.data.vocab import EOS, SOS, SPECIALS, UNK, encode
+from attnexp.datasets.tokenize import TOKENIZERS
+from attnexp.io import read_json
+from attnexp.models.checkpoint import load_model
+from attnexp.models.interface import AttentionModel
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "Explanation",
+    "HuggingFaceTokenizer",
+    "Run",
+    "TextTokenizer",
+    "TokenizedText",
+    "VocabularyTokenizer",
+    "as_attention_model",
+    "as_tokenizer",
+    "default_settings",
+    "encode_text",
+    "explain",
+    "heatmap",
+    "load_run",
+]
+
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+INSTANCE_ID = "input"
+JW_MEASURES = ("attention", "gradient", "loo", "ig")
+NO_ADVERSARY = ("hf",)  # model kinds whose heads share no single attention vector to optimise (hf branch)
+AZ_MEASURES = ("raw", "rollout", "flow")
+
+
+# --- tokenizers: raw text -> ids with the two markers ---
+
+
+@dataclass(frozen=True)
+class TokenizedText:
+    """One text as a model reads it: ids with the markers ([SOS]/[CLS] first, [EOS]/[SEP] last), the display
+    strings of the real tokens (`tokens[1:-1]`), of every position, and the second text's ids (NLI/QA)."""
+
+    tokens: list[int]
+    words: list[str]
+    positions: list[str]
+    question: list[int] | None = None
+
+
+@runtime_checkable
+class TextTokenizer(Protocol):
+    """What the API needs from a tokenizer: `encode` and the id A&Z blank-out substitutes."""
+
+    blank_id: int
+
+    def encode(self, text: str, question: str | None = None) -> TokenizedText: ...
+
+
+@dataclass(frozen=True)
+class VocabularyTokenizer:
+    """A preprocessed dataset's tokenizer: its text recipe (`tokenize.TOKENIZERS`) and vocabulary (meta.json)."""
+
+    vocab: Sequence[str]
+    recipe: str = "spacy"
+    blank_id: int = UNK
+    index: Mapping[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.recipe not in TOKENIZERS:
+            raise ValueError(f"unknown text recipe {self.recipe!r}; choose one of {', '.join(TOKENIZERS)}")
+        object.__setattr__(self, "index", {w: i for i, w in enumerate(self.vocab)})
+
+    def encode(self, text: str, question: str | None = None) -> TokenizedText:
+        words = TOKENIZERS[self.recipe](text).split()
+        if not words:
+            raise ValueError(f"{text!r} has no token after the {self.recipe!r} recipe")
+        ids = encode(words, self.index)
+        second = encode(TOKENIZERS[self.recipe](question).split(), self.index) if question is not None else None
+        return TokenizedText(ids, words, [SPECIALS[SOS], *words, SPECIALS[EOS]], second)
+
+
+class HuggingFaceTokenizer:
+    """A Hugging Face tokenizer (anything with `__call__` -> input_ids and `convert_ids_to_tokens`): [CLS] and the
+    final [SEP] are the markers; its unknown token is the default blank."""
+
+    def __init__(self, tokenizer: Any, max_length: int | None = None):
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+        unk = getattr(tokenizer, "unk_token_id", None)
+        self.blank_id = int(unk if unk is not None else UNK)
+
+    def encode(self, text: str, question: str | None = None) -> TokenizedText:
+        """A pair is packed into one sequence ([CLS] text [SEP] question [SEP]), as the `hf` family reads it."""
+        pair = () if question is None else (question,)
+        ids = list(self.tokenizer(text, *pair, truncation=True, max_length=self.max_length)["input_ids"])
+        if len(ids) < 3:
+            raise ValueError(f"{text!r} has no token between the tokenizer's special tokens")
+        positions = [str(t) for t in self.tokenizer.convert_ids_to_tokens(ids)]
+        return TokenizedText(ids, positions[1:-1], positions)
+
+
+def as_tokenizer(tokenizer: TextTokenizer | Any) -> TextTokenizer:
+    """A `TextTokenizer` as is; a Hugging Face tokenizer wrapped in `HuggingFaceTokenizer`."""
+    if hasattr(tokenizer, "convert_ids_to_tokens"):
+        return HuggingFaceTokenizer(tokenizer)
+    if isinstance(tokenizer, TextTokenizer):
+        return tokenizer
+    raise TypeError(
+        f"{type(tokenizer).__name__} is not a tokenizer the API knows: pass `load_run(...).tokenizer`, a "
+        "VocabularyTokenizer(vocab, recipe), a Hugging Face tokenizer, or an object with `blank_id` and `encode`"
+    )
+
+
+def as_attention_model(model: AttentionModel | torch.nn.Module, tokenizer: Any = None) -> AttentionModel:
+    """An `AttentionModel` as is; a Hugging Face sequence classifier (with its tokenizer, which the wrapper needs
+    for sentence pairs) through `attnexp.models.hf.wrap_pretrained`."""
+    if isinstance(model, AttentionModel):
+        return model
+    if hasattr(model, "config") and hasattr(model.config, "model_type"):
+        try:
+            from attnexp.models.hf import wrap_pretrained
+        except ImportError as err:
+            raise TypeError(
+                f"a Hugging Face {model.config.model_type} model needs the `hf` model family (attnexp.models.hf: {err})"
+            ) from None
+        return wrap_pretrained(model, tokenizer.tokenizer if isinstance(tokenizer, HuggingFaceTokenizer) else tokenizer)
+    raise TypeError(f"{type(model).__name__} does not satisfy attnexp.models.interface.AttentionModel")
+
+
+def encode_text(tokenizer: TextTokenizer | Any, text: str, question: str | None = None) -> Batch:
+    """One raw text as a one-instance Batch (label 0 until a prediction replaces it)."""
+    return collate(_rows(as_tokenizer(tokenizer).encode(text, question), label=0))
+
+
+def _rows(tokenized: TokenizedText, label: int) -> pd.DataFrame:
+    """The one-row table of `instances.parquet` the per-instance analyses read."""
+    row = {
+        "instance_id": INSTANCE_ID,
+        "split": "test",
+        "tokens": tokenized.tokens,
+        "label": label,
+        "length": len(tokenized.tokens) - 2,
+        "rationale": [],
+    }
+    if tokenized.question is not None:
+        row["question"] = tokenized.question
+    return pd.DataFrame([row])
+
+
+# --- runs from results/ ---
+
+
+@dataclass
+class Run:
+    """A trained model with what is needed to feed it raw text."""
+
+    model: AttentionModel
+    tokenizer: TextTokenizer
+    classes: list[str]
+    dataset: str
+    config: dict
+
+
+def _results_root(run_dir: Path) -> Path:
+    """The working directory holding `results/` above a run folder."""
+    results = Path(paths.RESULTS).name
+    for parent in run_dir.resolve().parents:
+        if parent.name == results:
+            return parent.parent
+    raise FileNotFoundError(f"{run_dir} is not inside a {results}/ folder; pass meta= (the preprocessed meta.json)")
+
+
+def load_run(run_dir: str | Path, meta: str | Path | None = None) -> Run:
+    """The model of a training run folder (`attnexp.paths.RUN_FILES`), its tokenizer and classes.
+
+    The vocabulary and text recipe come from the preprocessed `meta.json` of the run's dataset (found under the
+    same `results/`, or given as `meta`). A model that carries its own tokenizer (`tokenizer` attribute: a Hugging
+    Face run, whose folder or model.pt `run_dir` may name) keeps it; its class names then come from `meta` when
+    given, else they are the class indices.
+    """
+    run_dir = Path(run_dir)
+    if run_dir.is_file():
+        run_dir = run_dir.parent
+    model = load_model(run_dir / paths.RUN_FILES["model"])
+    config_file = next(
+        (d / paths.RUN_FILES["config"] for d in (run_dir, run_dir.parent) if (d / paths.RUN_FILES["config"]).is_file()), None
+    )
+    config = yaml.safe_load(config_file.read_text()) if config_file else {}
+    dataset = config.get("dataset", "")
+    own = getattr(model, "tokenizer", None)
+    if meta is None and own is None:
+        meta = _results_root(run_dir) / paths.preprocessed_files(dataset)["meta"]
+    meta = read_json(meta) if meta is not None else {}
+    tokenizer = as_tokenizer(own) if own is not None else VocabularyTokenizer(meta["vocab"], _recipe(meta))
+    classes = meta.get("classes") or [str(c) for c in range(model.config.n_classes)]
+    return Run(model=model, tokenizer=tokenizer, classes=list(classes), dataset=dataset, config=config)
+
+
+def _recipe(meta: Mapping) -> str:
+    """The text recipe preprocessing used (recorded in meta.json; older files: the registry's, else spaCy)."""
+    if "tokenizer" in meta:
+        return meta["tokenizer"]
+    from attnexp.datasets import DATASETS
+
+    spec = DATASETS.get(meta["dataset"])
+    return spec.tokenizer if spec is not None else "spacy"
+
+
+# --- explanations ---
+
+
+def default_settings(schema: str | Path = SCHEMA) -> tuple[AnalysisSettings, AZSettings]:
+    """The J&W and A&Z analysis settings of the default config (the schema's defaults), batch size 1."""
+    config = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
+    problems = schema_problems(config, schema)
+    if problems:
+        raise ValueError(f"the schema {schema} rejects its own minimal config: {problems}")
+    return AnalysisSettings.from_config(config, batch_size=1), AZSettings.from_config(config)
+
+
+@dataclass
+class Explanation:
+    """Every measure for one text. J&W measures have one value per real token (`words`); A&Z's raw attention,
+    rollout and flow have one row per layer over the positions the model reads ([CLS] first, then the words;
+    our Transformer drops the closing marker, a Hugging Face model keeps [SEP]), None for models without
+    per-layer attention maps."""
+
+    text: str
+    words: list[str]
+    positions: list[str]
+    tokens: list[int]
+    classes: list[str]
+    predicted: int
+    probabilities: list[float]
+    attention: np.ndarray
+    gradient: np.ndarray
+    loo: np.ndarray
+    ig: np.ndarray
+    tau: dict[str, tuple[float, float]]  # pair of kendall.PAIRS -> (tau-b, p)
+    permutation_changes: np.ndarray | None = None  # [P] output change (TVD) per permutation of the attention
+    adversarial_attention: np.ndarray | None = None  # the ε-max JSD attention over the real tokens
+    adversarial_jsd: float | None = None
+    adversarial_tvd: float | None = None
+    raw: np.ndarray | None = None  # [layers, n]
+    rollout: np.ndarray | None = None
+    flow: np.ndarray | None = None
+    blankout: np.ndarray | None = None  # [n] A&Z blank-out of the predicted class's score (az.score)
+    input_gradient: np.ndarray | None = None  # [n] A&Z |sum_d ds/de|
+
+    @property
+    def label(self) -> str:
+        return self.classes[self.predicted] if self.predicted < len(self.classes) else str(self.predicted)
+
+    @property
+    def permutation_median(self) -> float | None:
+        return None if self.permutation_changes is None else float(np.median(self.permutation_changes))
+
+    def measure(self, name: str, layer: int = -1) -> np.ndarray:
+        """One value per real token: a J&W measure, `adversarial`, or an A&Z one at `layer` (last by default)."""
+        if name in JW_MEASURES:
+            return getattr(self, name)
+        if name == "adversarial" and self.adversarial_attention is not None:
+            return self.adversarial_attention
+        if name in AZ_MEASURES and getattr(self, name) is not None:
+            return getattr(self, name)[layer][1 : 1 + len(self.words)]
+        if name in ("blankout", "input_gradient") and getattr(self, name) is not None:
+            return getattr(self, name)[1 : 1 + len(self.words)]
+        raise ValueError(f"no measure {name!r} in this explanation; it has {', '.join(self.measures)}")
+
+    @property
+    def measures(self) -> list[str]:
+        names = list(JW_MEASURES) + (["adversarial"] if self.adversarial_attention is not None else [])
+        return names + [n for n in (*AZ_MEASURES, "blankout", "input_gradient") if getattr(self, n) is not None]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per real token, one column per measure (A&Z ones at the last layer)."""
+        return pd.DataFrame({"word": self.words, **{name: self.measure(name) for name in self.measures}})
+
+
+def _quiet(function, *args, **kwargs):
+    """Run a pipeline function without its progress lines."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return function(*args, **kwargs)
+
+
+def explain(
+    model: AttentionModel | torch.nn.Module,
+    tokenizer: TextTokenizer | Any,
+    text: str,
+    question: str | None = None,
+    *,
+    classes: Sequence[str] | None = None,
+    settings: AnalysisSettings | None = None,
+    az_settings: AZSettings | None = None,
+    with_permutation: bool = True,
+    with_adversary: bool = True,
+    seed: int = 0,
+) -> Explanation:
+    """Explain the model's prediction for one raw `text` (and `question`, NLI/QA) with every measure.
+
+    J&W (§6): attention, gradient, leave-one-out and integrated gradients per token, Kendall τ between them,
+    the output change under `settings.permutations` permutations of the attention (generator seed `seed`) and
+    the ε-max adversarial attention (seed `seed + 1`, starts drawn from it and the instance id "input"), as
+    `analyses.jw.run` seeds them (`with_permutation`, `with_adversary`: False skips them). A&Z (§3-4), for
+    models whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer,
+    blank-out and input gradients of the predicted class.
+    `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
+    attention (its heads share no single attention vector).
+    """
+    model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
+    defaults = default_settings() if settings is None or az_settings is None else None
+    settings = replace(settings or defaults[0], batch_size=1)
+    az_settings = az_settings or defaults[1]
+    model.eval()
+    tokenized = tokenizer.encode(text, question)
+    batch = collate(_rows(tokenized, label=0))
+    with torch.no_grad():
+        output = model(batch)
+    predicted = int(model.predict(output.logits)[0])
+    probabilities = model.distribution(output.logits)[0].double().tolist()
+    rows = _rows(tokenized, label=predicted)
+
+    importance = _quiet(importance_table, model, rows, settings)
+    pairs = [p for p in PAIRS if "loo" not in PAIRS[p] or settings.bc_loo or not model.is_binary]  # as analyses.jw.run
+    taus = kendall_tau_per_instance(importance, pairs)
+    record = importance.iloc[0]
+    explanation = Explanation(
+        text=text,
+        words=tokenized.words,
+        positions=tokenized.positions,
+        tokens=tokenized.tokens,
+        classes=list(classes) if classes is not None else [str(c) for c in range(len(probabilities))],
+        predicted=predicted,
+        probabilities=probabilities,
+        **{name: np.asarray(record[name], dtype=float) for name in JW_MEASURES},
+        tau={row.pair: (float(row.tau), float(row.p_value)) for row in taus.itertuples(index=False)},
+    )
+    if with_permutation:
+        permuted = _quiet(permutation_table, model, rows, settings, torch.Generator().manual_seed(seed))
+        explanation.permutation_changes = np.asarray(permuted["output_changes"][0], dtype=float)
+    if with_adversary and getattr(model, "checkpoint_kind", None) not in NO_ADVERSARY:
+        adversarial = _quiet(adversary_table, model, rows, settings, seed + 1)
+        explanation.adversarial_attention = np.asarray(adversarial["adversarial_attention"][0], dtype=float)
+        explanation.adversarial_jsd = float(adversarial["emax_jsd"][0])
+        explanation.adversarial_tvd = float(adversarial["emax_tvd"][0])
+    if getattr(output.encoded, "maps", None) is not None:
+        relevance = relevance_and_importance(
+            model,
+            rows,
+            batch_size=1,
+            relevance_row=az_settings.relevance_row,
+            rollout_residual=az_settings.rollout_residual,
+            flow_solver=az_settings.flow_solver,
+            score=az_settings.score,  # the gold class is the predicted one: a raw sentence has no label
+            progress=lambda line: None,
+            blank=getattr(model, "blank_id", tokenizer.blank_id),  # the hf family blanks with [MASK]
+        ).iloc[0]
+        for name in AZ_MEASURES:
+            setattr(explanation, name, np.asarray(relevance[name], dtype=float))
+        explanation.blankout = np.asarray(relevance["blankout"], dtype=float)
+        explanation.input_gradient = np.asarray(relevance[az_settings.gradient], dtype=float)
+    return explanation
+
+
+def heatmap(
+    explanation: Explanation,
+    measures: Sequence[str] | None = None,
+    path: str | Path | Sequence[str | Path] | None = None,
+    title: str | None = None,
+) -> "Figure":
+    """A text heatmap of the explanation (one shaded row of words per measure); saved to `path` (PNG/PDF by suffix,
+    one path or several) when given. Default measures: attention, gradient, LOO, IG, plus rollout and flow when
+    the model has them."""
+    from attnexp.report.heatmap import text_heatmap
+    from attnexp.report.style import paper_style, save_figure
+
+    if measures is None:
+        measures = [m for m in (*JW_MEASURES, "rollout", "flow") if m in explanation.measures]
+    if title is None:
+        title = f"predicted {explanation.label} (p = {explanation.probabilities[explanation.predicted]:.2f})"
+    with paper_style():
+        fig = text_heatmap(explanation.words, {m: explanation.measure(m) for m in measures}, title=title)
+        if path is not None:
+            save_figure(fig, [path] if isinstance(path, str | Path) else list(path))
+    return fig

@@ -1,0 +1,432 @@
+"""Any Hugging Face encoder (`AutoModelForSequenceClassification` + its tokenizer) as an `AttentionModel`.
+
+The wrapper leaves the network as it is: its logits, every layer's attention (`encoded.maps`, [B, layers,
+heads, L, L]) and its gradients are the checkpoint's own. Instances are token ids of the model's own
+tokenizer ([CLS] ... [SEP], as `hf_instances` writes them), so `Batch`'s convention holds: position 0 is
+[CLS], position length-1 the closing [SEP], real tokens lie between.
+
+The J&W split embed -> encode -> attend -> decode:
+  - `embed`: the output of the model's embedding module (token + position (+ type) embeddings, LayerNorm),
+    A&Z's e_j; `encode(batch, embedded)` feeds it in through a forward hook on that module;
+  - `attend`: the last layer's [CLS] attention over the real tokens, averaged over heads, renormalised;
+  - `decode(encoded, a)`: the logits when the last layer's [CLS] query uses attention `a` instead: each
+    head's weights on the real tokens are rescaled by a / attend(encoded) (each head keeps its own mass
+    on [CLS]/[SEP]), so `decode(encoded, attend(encoded))` is the model's own output, gradients
+    included. The per-head rows are differentiated only when `a` carries a gradient (a detached `a`
+    holds the attention fixed, as J&W's gradient importance asks);
+  - `decode_permuted(encoded, index)`: every head's [CLS] row permuted by the same index (the J&W
+    permutation test on a multi-head model).
+The [CLS] row is swapped inside a registered attention function (transformers' `AttentionInterface`,
+eager maths), so any model whose self-attention dispatches through that interface works (BERT,
+DistilBERT, RoBERTa, ...). J&W's adversarial attention needs one attention vector that *is* the
+model's; the per-head rescaling is not that, so the workflow runs the adversary only on our own models.
+"""
+
+import tempfile
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from attnexp.data.batching import Batch
+from attnexp.errors import ConfigError
+from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.names import HF_ENCODER
+
+ATTENTION_IMPLEMENTATION = "attnexp_eager"
+MAX_DECODE_ROWS = 256  # sequences per forward pass when decoding many candidate attentions
+
+
+def _attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """Eager scaled dot-product attention; a module with `_attnexp_cls_rows` set gets that [B, H, L] as its
+    [CLS] (query 0) rows, and `_attnexp_seen` records the modules in call order."""
+    scaling = query.size(-1) ** -0.5 if scaling is None else scaling
+    weights = torch.matmul(query, key.transpose(2, 3)) * scaling
+    if attention_mask is not None:
+        if attention_mask.dtype == torch.bool:
+            weights = weights.masked_fill(~attention_mask, torch.finfo(weights.dtype).min)
+        else:
+            weights = weights + attention_mask
+    weights = torch.softmax(weights, dim=-1)
+    rows = getattr(module, "_attnexp_cls_rows", None)
+    if rows is not None:
+        weights = torch.cat([rows[:, :, None, :].to(weights.dtype), weights[:, :, 1:]], dim=2)
+    seen = _RECORDER.get("seen")
+    if seen is not None:
+        seen.append(module)
+    weights_out = weights
+    weights = nn.functional.dropout(weights, p=dropout, training=module.training)
+    return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights_out
+
+
+_RECORDER: dict = {}
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(ATTENTION_IMPLEMENTATION, _attention)
+    AttentionMaskInterface.register(ATTENTION_IMPLEMENTATION, eager_mask)
+
+
+@dataclass(frozen=True)
+class HFConfig:
+    """What the analyses read (`task`, `n_classes`, `n_layers`, `n_heads`, `width`) and how to rebuild the model."""
+
+    checkpoint: str  # the name or directory it was loaded from
+    task: str  # "bc", "qa" or "nli"
+    n_classes: int
+    n_layers: int
+    n_heads: int
+    width: int
+    vocab_size: int
+    model_type: str = ""
+    finetuned: bool = False
+    encoder: str = HF_ENCODER
+    attention: str = "self"
+    hf_config: dict = field(default_factory=dict)  # the transformers config (to rebuild fine-tuned weights)
+
+
+@dataclass
+class HFEncoded(Encoded):
+    """`hidden`: last-layer states; `maps`: every layer's attention; `cls_rows`: last layer's [CLS] rows [B, H, L]."""
+
+    maps: torch.Tensor | None = None
+    cls_rows: torch.Tensor | None = None
+    embedded: torch.Tensor | None = None  # the embedding-module output fed in (None: the model's own)
+    logits: torch.Tensor | None = None  # the model's own logits in our convention
+
+
+def _check_task(task: str, n_labels: int, n_classes: int, where: str) -> None:
+    if task == "bc" and n_labels not in (1, 2):
+        raise ConfigError(f"{where}: a binary (bc) dataset needs a model with 1 or 2 labels, it has {n_labels}")
+    if task != "bc" and n_labels != n_classes:
+        raise ConfigError(f"{where}: the dataset has {n_classes} classes but the model {n_labels} labels")
+
+
+class HFClassifier(ClassifierHead):
+    """An `AttentionModel` around a `transformers` sequence classifier (see the module docstring)."""
+
+    checkpoint_kind = "hf"
+
+    def __init__(self, model: nn.Module, config: HFConfig, tokenizer=None):
+        super().__init__()
+        self.config = config
+        self.model = model
+        self.tokenizer = tokenizer
+        _register()
+        model.set_attn_implementation(ATTENTION_IMPLEMENTATION)
+        base = model.base_model
+        if not hasattr(base, "embeddings"):
+            raise TypeError(f"{type(model).__name__}: no `embeddings` module on its base model; not a BERT-like encoder")
+        self.embeddings = base.embeddings
+        self._last_attention = None
+        hf = model.config
+        self.sep_id = getattr(tokenizer, "sep_token_id", None) if tokenizer is not None else None
+        self.blank_id = _blank_id(tokenizer, hf)  # A&Z blank-out: [MASK] for BERT-family models
+        self.uses_token_types = getattr(hf, "type_vocab_size", 0) > 1
+
+    # --- the AttentionModel protocol ---
+    @property
+    def feature_size(self) -> int:
+        return self.config.width
+
+    @property
+    def embedding_size(self) -> int:
+        return self.config.width
+
+    def _token_types(self, tokens: torch.Tensor) -> torch.Tensor | None:
+        """Segment ids of packed pairs: 1 after the first [SEP] (BERT); None for models without them."""
+        if not self.uses_token_types or self.sep_id is None:
+            return None
+        sep = (tokens == self.sep_id).long()
+        return ((sep.cumsum(1) - sep) > 0).long()
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The embedding module's output [B, L, D] (A&Z's e_j for BERT-family models)."""
+        types = self._token_types(tokens)
+        return self.embeddings(input_ids=tokens, **({"token_type_ids": types} if types is not None else {}))
+
+    @contextmanager
+    def _feeding(self, embedded: torch.Tensor | None):
+        handle = None
+        if embedded is not None:
+            handle = self.embeddings.register_forward_hook(lambda module, args, output: embedded)
+        try:
+            yield
+        finally:
+            if handle is not None:
+                handle.remove()
+
+    def _run(self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool):
+        positions = torch.arange(tokens.shape[1], device=tokens.device)
+        mask = (positions[None, :] < lengths[:, None]).long()
+        types = self._token_types(tokens)
+        extra = {"token_type_ids": types} if types is not None else {}
+        with self._feeding(embedded):
+            return self.model(
+                input_ids=tokens, attention_mask=mask, output_attentions=attentions, output_hidden_states=attentions, **extra
+            )
+
+    def _logits(self, raw: torch.Tensor, batch: Batch | None) -> torch.Tensor:
+        """Our convention: BC one logit (log-odds of class 1), otherwise C logits with non-candidates at -inf."""
+        if self.is_binary:
+            return raw[..., 1] - raw[..., 0] if raw.shape[-1] == 2 else raw[..., 0]
+        if batch is not None and batch.candidates is not None:
+            mask = batch.candidates if raw.dim() == 2 else batch.candidates[:, None, :]
+            raw = raw.masked_fill(~mask, float("-inf"))
+        return raw
+
+    def encode(self, batch: Batch, embedded: torch.Tensor | None = None) -> HFEncoded:
+        """One pass with every layer's attention; `embedded` replaces the embedding module's output."""
+        _RECORDER["seen"] = []
+        try:
+            out = self._run(batch.tokens, batch.lengths, embedded, attentions=True)
+            seen = _RECORDER["seen"]
+        finally:
+            _RECORDER.pop("seen", None)
+        if not seen:
+            raise TypeError(
+                f"{type(self.model).__name__} does not dispatch its attention through transformers' AttentionInterface"
+            )
+        self._last_attention = seen[-1]
+        maps = torch.stack(out.attentions, dim=1)
+        maps = maps * batch.padding_mask[:, None, None, None, :]
+        hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else maps.new_zeros(0)
+        return HFEncoded(
+            hidden=hidden,
+            question=None,
+            maps=maps,
+            cls_rows=maps[:, -1, :, 0, :],
+            embedded=embedded,
+            logits=self._logits(out.logits, batch),
+        )
+
+    def attend(self, encoded: HFEncoded, batch: Batch) -> torch.Tensor:
+        """The last layer's [CLS] attention averaged over heads, on the real tokens, renormalised: [B, L]."""
+        mean = encoded.cls_rows.mean(dim=1) * batch.real_mask
+        return mean / mean.sum(-1, keepdim=True).clamp(min=1e-12)
+
+    def _decode_rows(self, encoded: HFEncoded, rows: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Logits [B, K(, C)] with the last layer's [CLS] rows replaced by `rows` [B, K, H, L]."""
+        size, k = rows.shape[:2]
+        index = torch.arange(size, device=rows.device).repeat_interleave(k)
+        tokens, lengths = batch.tokens[index], batch.lengths[index]
+        embedded = None if encoded.embedded is None else encoded.embedded[index]
+        flat = rows.reshape(size * k, *rows.shape[2:])
+        logits = []
+        for start in range(0, size * k, MAX_DECODE_ROWS):
+            part = slice(start, start + MAX_DECODE_ROWS)
+            self._last_attention._attnexp_cls_rows = flat[part]
+            try:
+                raw = self._run(
+                    tokens[part], lengths[part], None if embedded is None else embedded[part], attentions=False
+                ).logits
+            finally:
+                self._last_attention._attnexp_cls_rows = None
+            logits.append(raw)
+        raw = torch.cat(logits).view(size, k, -1)
+        return self._logits(raw, batch)
+
+    def decode(self, encoded: HFEncoded, attention: torch.Tensor, batch: Batch | None = None) -> torch.Tensor:
+        """Logits for a [CLS] attention [B, L] (or [B, K, L]): every head's real-token weights rescaled by
+        attention / attend(encoded), each head keeping its mass on the real tokens (module docstring)."""
+        if batch is None:
+            raise ValueError("HFClassifier.decode needs the batch (it re-runs the model)")
+        several = attention.dim() == 3
+        candidates = attention if several else attention[:, None, :]
+        rows = encoded.cls_rows if attention.requires_grad else encoded.cls_rows.detach()
+        real = batch.real_mask[:, None, None, :]
+        own = (rows.mean(dim=1) * batch.real_mask)[:, None, None, :]
+        own = own / own.sum(-1, keepdim=True).clamp(min=1e-12)
+        ratio = torch.where(own > 0, candidates[:, :, None, :] / own.clamp(min=1e-30), torch.zeros_like(own))
+        scaled = rows[:, None] * ratio * real
+        mass = (rows * real[:, 0]).sum(-1, keepdim=True)[:, None]
+        new = scaled / scaled.sum(-1, keepdim=True).clamp(min=1e-30) * mass + rows[:, None] * ~real
+        logits = self._decode_rows(encoded, new, batch)
+        return logits if several else logits[:, 0]
+
+    def decode_permuted(self, encoded: HFEncoded, index: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Logits [B, P(, C)] with every head's last-layer [CLS] row permuted by `index` [B, P, L]
+        (entry [b, p, t]: the position whose weight moves to t)."""
+        rows = encoded.cls_rows.detach()
+        heads = rows.shape[1]
+        permuted = rows[:, None].expand(-1, index.shape[1], -1, -1).gather(-1, index[:, :, None, :].expand(-1, -1, heads, -1))
+        return self._decode_rows(encoded, permuted, batch)
+
+    def forward(self, batch: Batch) -> Output:
+        encoded = self.encode(batch)
+        return Output(encoded.logits, self.attend(encoded, batch), encoded)
+
+    def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""
+        return self.encode(batch, embedded).maps
+
+    def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
+        """The base model is the encoder; everything else (pooler-free heads, classifier) the decoder."""
+        encoder = list(self.model.base_model.parameters())
+        ids = {id(p) for p in encoder}
+        return {"encoder": encoder, "attention": [], "decoder": [p for p in self.model.parameters() if id(p) not in ids]}
+
+    def head_parameters(self) -> list[nn.Parameter]:
+        return self.parameter_groups()["decoder"]
+
+
+def _blank_id(tokenizer, hf_config) -> int:
+    for name in ("mask_token_id", "unk_token_id"):
+        value = getattr(tokenizer, name, None) if tokenizer is not None else None
+        if value is not None:
+            return int(value)
+    return int(getattr(hf_config, "pad_token_id", 0) or 0)
+
+
+# --- loading and saving ---
+
+
+def checkpoint_location_help(checkpoint: str) -> str:
+    from huggingface_hub.constants import HF_HUB_CACHE
+
+    return (
+        f"put a model saved with save_pretrained (config.json, weights, tokenizer files) in a local directory and give "
+        f"its path as checkpoint, or place {checkpoint!r} in the Hugging Face cache ({HF_HUB_CACHE}, set HF_HOME to move "
+        f"it; `huggingface-cli download {checkpoint}` on a machine with internet), or set hf.allow_download: true"
+    )
+
+
+def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | None:
+    """None if `checkpoint` (a directory or a hub name) can be loaded offline; otherwise what is missing and where to put it.
+
+    Checks only files (config and tokenizer present), without importing transformers' models.
+    """
+    path = Path(checkpoint).expanduser()
+    if path.is_dir():
+        missing = [name for name in ("config.json",) if not (path / name).exists()]
+        if missing:
+            return f"hf checkpoint directory {path} has no {', '.join(missing)}; save the model there with save_pretrained"
+        return None
+    if allow_download:
+        return None
+    if "/" in checkpoint and (checkpoint.startswith((".", "/", "~")) or path.suffix):
+        return f"hf checkpoint {checkpoint!r}: directory {path} does not exist; " + checkpoint_location_help(checkpoint)
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(checkpoint, "config.json")
+    if not isinstance(found, str):
+        return (
+            f"hf checkpoint {checkpoint!r} is neither a local directory nor in the Hugging Face cache; "
+            + checkpoint_location_help(checkpoint)
+        )
+    return None
+
+
+def load_pretrained(
+    checkpoint: str, *, task: str, n_classes: int, allow_download: bool = False, finetune: bool = False, seed: int | None = None
+) -> HFClassifier:
+    """The checkpoint (a name or directory) with its tokenizer. `finetune`: a fresh classifier head when the
+    checkpoint's label count does not fit the dataset (a base model); otherwise the labels must fit."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    problem = checkpoint_problem(checkpoint, allow_download)
+    if problem:
+        raise ConfigError(problem)
+    local = not allow_download
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=local)
+    hf_config = AutoConfig.from_pretrained(checkpoint, local_files_only=local)
+    labels = 2 if task == "bc" else n_classes
+    options = {}
+    if finetune and hf_config.num_labels != labels and not (task == "bc" and hf_config.num_labels == 1):
+        options = {"num_labels": labels, "ignore_mismatched_sizes": True}
+    else:
+        _check_task(task, hf_config.num_labels, n_classes, f"hf checkpoint {checkpoint!r}")
+    if seed is not None:
+        torch.manual_seed(seed)  # a new classifier head's initial weights
+    model = AutoModelForSequenceClassification.from_pretrained(checkpoint, local_files_only=local, **options)
+    return wrap_pretrained(model, tokenizer, task=task, checkpoint=checkpoint)
+
+
+def _architecture(hf) -> tuple[int, int, int]:
+    layers = getattr(hf, "num_hidden_layers", None) or hf.n_layers
+    heads = getattr(hf, "num_attention_heads", None) or hf.n_heads
+    width = getattr(hf, "hidden_size", None) or hf.dim
+    return int(layers), int(heads), int(width)
+
+
+def wrap_pretrained(model: nn.Module, tokenizer=None, task: str | None = None, checkpoint: str = "") -> HFClassifier:
+    """An in-memory `transformers` sequence classifier as an `AttentionModel` (eval mode).
+
+    `task=None`: "bc" for a model with 1 or 2 labels, otherwise "nli" (C classes, softmax); a QA model
+    gives "qa" explicitly.
+    """
+    hf = model.config
+    task = task or ("bc" if hf.num_labels in (1, 2) else "nli")
+    n_classes = 2 if task == "bc" else hf.num_labels
+    _check_task(task, hf.num_labels, n_classes, type(model).__name__)
+    layers, heads, width = _architecture(hf)
+    config = HFConfig(
+        checkpoint=str(checkpoint or getattr(hf, "_name_or_path", "")),
+        task=task,
+        n_classes=n_classes,
+        n_layers=layers,
+        n_heads=heads,
+        width=width,
+        vocab_size=int(hf.vocab_size),
+        model_type=hf.model_type,
+        hf_config=hf.to_dict(),
+    )
+    return HFClassifier(model, config, tokenizer).eval()
+
+
+def tokenizer_files(tokenizer) -> dict[str, bytes]:
+    """The tokenizer as its save_pretrained files, so a checkpoint carries it."""
+    with tempfile.TemporaryDirectory() as folder:
+        tokenizer.save_pretrained(folder)
+        return {p.name: p.read_bytes() for p in sorted(Path(folder).iterdir()) if p.is_file()}
+
+
+def checkpoint_dict(model: HFClassifier, finetuned: bool, extra: dict | None = None) -> dict:
+    """What `save_hf_model` writes: the config, the tokenizer's files and, for fine-tuned models, the weights
+    (a model used as given is reloaded from its checkpoint)."""
+    config = {**asdict(model.config), "finetuned": finetuned}
+    weights = model.model.state_dict() if finetuned else None
+    tokenizer = tokenizer_files(model.tokenizer) if model.tokenizer is not None else {}
+    return {"kind": model.checkpoint_kind, "config": config, "state_dict": weights, "tokenizer": tokenizer, "extra": extra or {}}
+
+
+def save_hf_model(model: HFClassifier, path, finetuned: bool, extra: dict | None = None) -> None:
+    from attnexp.io import to_bytes, write_bytes
+
+    # through a buffer (no temporary file name inside the archive), with a sha256 sidecar
+    write_bytes(path, to_bytes(torch.save, checkpoint_dict(model, finetuned, extra)), checksum=True)
+
+
+def from_checkpoint(checkpoint: dict) -> HFClassifier:
+    """Rebuild a saved HF model: fine-tuned weights from the file, a model used as given from its source."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    config = HFConfig(**checkpoint["config"])
+    tokenizer = None
+    if checkpoint.get("tokenizer"):
+        with tempfile.TemporaryDirectory() as folder:
+            for name, data in checkpoint["tokenizer"].items():
+                (Path(folder) / name).write_bytes(data)
+            tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    if checkpoint.get("state_dict") is not None:
+        hf_config = dict(config.hf_config)
+        hf_config.pop("_attn_implementation_autoset", None)
+        built = AutoConfig.for_model(hf_config.pop("model_type"), **hf_config)
+        model = AutoModelForSequenceClassification.from_config(built)
+        model.load_state_dict(checkpoint["state_dict"])
+    else:
+        problem = checkpoint_problem(config.checkpoint)
+        if problem:
+            raise FileNotFoundError(problem)
+        model = AutoModelForSequenceClassification.from_pretrained(config.checkpoint, local_files_only=True)
+    return HFClassifier(model.eval(), config, tokenizer).eval()
+
+
+def describe(model: HFClassifier) -> str:
+    c = model.config
+    return f"{c.model_type} {c.checkpoint!r}: {c.n_layers} layers x {c.n_heads} heads, width {c.width}, task {c.task}"

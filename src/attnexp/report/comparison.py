@@ -1,0 +1,346 @@
+"""Every number beside the published one: the `paper_comparison` table.
+
+The values the papers printed live in one versioned file of this package, `published_values.csv` (read with
+importlib.resources; one row per printed number, with its paper, table, page and source). They are for users to
+read next to ours: no test asserts that ours equal them, and nothing is tuned towards them.
+
+Ours are gathered per seed from the same files the papers' tables are built from (model metrics.json and
+config.yaml, J&W kendall.parquet, W&P run metrics, A&Z per-run correlation summaries), then averaged over seeds
+with the percentile-bootstrap 95% interval of the J&W tables (`report.tables.seed_interval`). Each row that the
+papers printed and the grid ran gets: ours (mean, interval, number of seeds), the published value, the
+difference ours − published, and where the settings differ, why (random instead of pretrained word vectors, a
+fallback dataset, dev- instead of test-set model selection, several seeds instead of one run).
+"""
+
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from attnexp.datasets import DATASETS, get_dataset
+from attnexp.io import read_csv, read_json, read_parquet
+from attnexp.report.jw.tables import kendall_per_seed, performance_metric
+from attnexp.report.tables import dataset_order, seed_interval, write_table
+
+PUBLISHED_VALUES = "published_values.csv"  # the data file, inside this package (attnexp.report)
+PUBLISHED_COLUMNS = ("paper", "table", "page", "dataset", "model", "measure", "group", "statistic", "value", "source", "note")
+KEYS = ["paper", "table", "dataset", "model", "measure", "group", "statistic"]  # one printed number
+PAPER_NAMES = {"jw": "Jain & Wallace 2019", "wp": "Wiegreffe & Pinter 2019", "az": "Abnar & Zuidema 2020"}
+PAPER_SELECTION = {"jw": "test", "wp": "test"}  # the split the published runs selected their checkpoint on
+JW_PAIRS = {"attn_grad": "tau_attn_grad", "attn_loo": "tau_attn_loo"}  # kendall.parquet pair -> measure
+AZ_MEASURES = {"blankout": "spearman_blankout", "grad": "spearman_grad"}  # A&Z importance -> measure
+MEASURE_NAMES = {
+    "test_performance": "test performance",
+    "tau_attn_grad": "τ(attention, gradient)",
+    "tau_attn_loo": "τ(attention, leave-one-out)",
+    "f1_positive": "test F1 (positive class)",
+    "spearman_blankout": "ρ(relevance, blank-out)",
+    "spearman_grad": "ρ(relevance, input gradient)",
+}
+COLUMNS = [
+    *["paper", "table", "page", "source", "dataset", "paper_dataset", "model", "measure", "group", "statistic"],
+    *["n_seeds", "ours", "ci_low", "ci_high", "published", "difference", "reason"],
+]
+CAPTION = (
+    "Ours beside the published values: every dataset x model x measure that a paper printed and this grid ran; "
+    "ours = mean over seeds [95% bootstrap interval], difference = ours − published; the last column says where "
+    "the settings differ. For reading only: nothing is tuned towards the published numbers."
+)
+EMPTY_CAPTION = " No dataset of this grid is one the papers report on (e.g. generated data only): no rows."
+
+
+# --- the published values ---
+
+
+def published_values() -> pd.DataFrame:
+    """The data file as a frame (text columns as str, `value` as float); a clear error if a row lacks a field."""
+    with resources.files("attnexp.report").joinpath(PUBLISHED_VALUES).open(encoding="utf-8") as handle:
+        table = pd.read_csv(handle, dtype=str, keep_default_na=False)
+    return check_published(table)
+
+
+def check_published(table: pd.DataFrame) -> pd.DataFrame:
+    """The schema of the published values: the columns, a source and a finite value on every row, no duplicates."""
+    missing = [c for c in PUBLISHED_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"{PUBLISHED_VALUES}: missing columns {missing}; expected {list(PUBLISHED_COLUMNS)}")
+    for column in ("paper", "table", "dataset", "model", "measure", "statistic", "source"):
+        empty = table.index[table[column].str.strip() == ""].tolist()
+        if empty:
+            raise ValueError(f"{PUBLISHED_VALUES}: rows {empty} have no {column}")
+    table = table.assign(value=pd.to_numeric(table["value"], errors="coerce"))
+    if not np.isfinite(table["value"]).all():
+        raise ValueError(f"{PUBLISHED_VALUES}: rows {table.index[~np.isfinite(table['value'])].tolist()} have no number")
+    duplicated = table.duplicated(KEYS, keep=False)
+    if duplicated.any():
+        raise ValueError(f"{PUBLISHED_VALUES}: rows {table.index[duplicated].tolist()} give the same number twice")
+    return table
+
+
+def paper_dataset(name: str, published: Sequence[str]) -> str | None:
+    """The published dataset a grid dataset stands for: itself, or for a fallback variant (agnews_testonly,
+    babi3_1k, snli_devtrain) the dataset it replaces; None for generated data and datasets the papers lack."""
+    spec = DATASETS.get(name)
+    if spec is None or spec.synthetic is not None:
+        return None
+    if name in published:
+        return name
+    return next((key for key in sorted(published, key=len, reverse=True) if name.startswith(f"{key}_")), None)
+
+
+def compared(datasets: Sequence[str], paper: str, published: pd.DataFrame | None = None) -> dict[str, list[str]]:
+    """Grid dataset -> the models ("encoder-attention") with published values of `paper` on it; datasets without any
+    are left out, so that a grid of generated data compares nothing and needs no input."""
+    published = published_values() if published is None else published
+    part = published[published["paper"] == paper]
+    found = {}
+    for name in datasets:
+        key = paper_dataset(name, list(dict.fromkeys(part["dataset"])))
+        if key is not None:
+            found[name] = list(dict.fromkeys(part.loc[part["dataset"] == key, "model"]))
+    return found
+
+
+# --- ours, per seed ---
+
+
+def _settings(config: Mapping, meta: Mapping) -> dict:
+    """What a run did that the reason column compares with the paper: word vectors, selection split, fallback note."""
+    return {
+        "embeddings": str(config.get("embeddings", "random")),
+        "selection": str((config.get("model_selection") or {}).get("split", "")),
+        "fallback": "" if meta.get("comparable", True) else (meta.get("note") or "a substitute for the paper's data"),
+    }
+
+
+def jw_per_seed(models: Sequence[Mapping], metas: Mapping[str, Mapping], nan_policy: str = "omit") -> pd.DataFrame:
+    """Table 1 test performance and Table 2 τ (mean, std, fraction significant per predicted class) of each run.
+
+    `models`: dataset, encoder, attention, seed, `metrics` and `config` (dicts), optionally `kendall` (frame);
+    classes are named "class <index>" as in the paper's Table 2 (SNLI: sorted label names)."""
+    rows = []
+    for m in models:
+        meta = metas[m["dataset"]]
+        base = {
+            "paper": "jw",
+            "dataset": m["dataset"],
+            "model": f"{m['encoder']}-{m['attention']}",
+            "seed": int(m["seed"]),
+            **_settings(m["config"], meta),
+        }
+        metric = performance_metric(meta["task"])
+        performance = {"table": "Table 1", "measure": "test_performance", "group": "", "statistic": "value"}
+        rows.append({**base, **performance, "value": m["metrics"].get(metric, np.nan)})
+        if m.get("kendall") is None:
+            continue
+        index = {f"class {name}": f"class {i}" for i, name in enumerate(meta["classes"])}
+        summary = kendall_per_seed(m["kendall"], meta["classes"], nan_policy)
+        for r in summary[summary["pair"].isin(list(JW_PAIRS))].itertuples():
+            for statistic in ("mean", "std", "sig_frac"):
+                rows.append(
+                    {
+                        **base,
+                        "table": "Table 2",
+                        "measure": JW_PAIRS[r.pair],
+                        "group": index.get(r.group, r.group),
+                        "statistic": statistic,
+                        "value": getattr(r, statistic),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def wp_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping]) -> pd.DataFrame:
+    """W&P Table 2: the positive-class test F1 of each base (BiLSTM-tanh, every seed) and uniform run.
+
+    `runs`: dataset, variant ("base" or "uniform"), seed, `metrics` and `config` (dicts)."""
+    models = {"base": "lstm-tanh", "uniform": "lstm-uniform"}
+    return pd.DataFrame(
+        [
+            {
+                "paper": "wp",
+                "table": "Table 2",
+                "dataset": r["dataset"],
+                "model": models[r["variant"]],
+                "seed": int(r["seed"]),
+                "measure": "f1_positive",
+                "group": "",
+                "statistic": "value",
+                "value": r["metrics"].get("f1_positive", np.nan),
+                **_settings(r["config"], metas.get(r["dataset"], {})),
+            }
+            for r in runs
+        ]
+    )
+
+
+def az_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
+    """A&Z Tables 1-2: mean and std over examples of Spearman's ρ per method and layer, from each run's summary.
+
+    `runs`: dataset, seed, `summary` (the frame of correlation_summary.csv)."""
+    rows = []
+    for r in runs:
+        meta = (metas or {}).get(r["dataset"], {})
+        summary = r["summary"]
+        for s in summary[summary["importance"].isin(list(AZ_MEASURES))].itertuples():
+            for statistic in ("mean", "std"):
+                rows.append(
+                    {
+                        "paper": "az",
+                        "table": "Table 1" if s.importance == "blankout" else "Table 2",
+                        "dataset": r["dataset"],
+                        "model": "transformer-self",
+                        "seed": int(r["seed"]),
+                        "measure": AZ_MEASURES[s.importance],
+                        "group": f"{s.method} L{int(s.layer)}",
+                        "statistic": statistic,
+                        "value": getattr(s, statistic),
+                        "embeddings": "random",
+                        "selection": "",
+                        "fallback": "" if meta.get("comparable", True) else (meta.get("note") or "a substitute"),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+# --- the comparison ---
+
+
+def reason(paper: str, dataset: str, n_seeds: int, embeddings: set[str], selection: set[str], fallback: str) -> str:
+    """Why our setting differs from the paper's, "" where it does not (as far as the run files tell)."""
+    reasons = []
+    if fallback:
+        reasons.append(f"fallback dataset {dataset}: {fallback}")
+    vectors = get_dataset(dataset).embeddings if dataset in DATASETS else None
+    if vectors and any(e == "random" or e.startswith("random") for e in embeddings):
+        reasons.append(f"random instead of pretrained embeddings (paper: {vectors})")
+    chosen = PAPER_SELECTION.get(paper)
+    others = sorted(s for s in selection if s and chosen and s != chosen)
+    if others:
+        reasons.append(f"model selected on {'/'.join(others)} (paper: {chosen} set)")
+    if n_seeds > 1:
+        reasons.append(f"mean of {n_seeds} seeds (paper: one run)")
+    return "; ".join(reasons)
+
+
+def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+    """Ours across seeds joined to the published values (rows both have), with the difference and the reason."""
+    if per_seed.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    names = list(dict.fromkeys(published["dataset"]))
+    per_seed = per_seed.assign(paper_dataset=[paper_dataset(d, names) for d in per_seed["dataset"]])
+    keys = [k if k != "dataset" else "paper_dataset" for k in KEYS]
+    joined = per_seed.merge(published.rename(columns={"dataset": "paper_dataset", "value": "published"}), on=keys, how="inner")
+    rows = []
+    for (dataset, *key), group in joined.groupby(["dataset", *keys], sort=False, dropna=False):
+        values = group["value"].astype(float).to_numpy()
+        low, high = seed_interval(values, **(bootstrap_options or {}))
+        first = group.iloc[0]
+        ours = float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "dataset": dataset,
+                "page": first["page"],
+                "source": first["source"],
+                "n_seeds": int(group["seed"].nunique()),
+                "ours": ours,
+                "ci_low": low,
+                "ci_high": high,
+                "published": float(first["published"]),
+                "difference": ours - float(first["published"]),
+                "reason": reason(
+                    first["paper"],
+                    dataset,
+                    int(group["seed"].nunique()),
+                    set(group["embeddings"]),
+                    set(group["selection"]),
+                    first["fallback"],
+                ),
+            }
+        )
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    order = {d: i for i, d in enumerate(dataset_order(list(table["dataset"])))}
+    papers = {p: i for i, p in enumerate(PAPER_NAMES)}
+    table = table.assign(_p=table["paper"].map(papers), _d=table["dataset"].map(order))
+    return table.sort_values(["_p", "table", "_d"], kind="stable").drop(columns=["_p", "_d"]).reset_index(drop=True)
+
+
+def comparison_display(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Markdown/LaTeX layout: one line per printed number, ours as "mean [low, high]" (n seeds)."""
+    columns = ["Paper", "Table", "Dataset", "Model", "Measure", "Group", "Ours", "Published", "Δ", "Settings differ"]
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+
+    def ours(r) -> str:
+        if not np.isfinite(r.ours):
+            return "–"
+        text = f"{r.ours:.{digits}f}"
+        if np.isfinite(r.ci_low):
+            text += f" [{r.ci_low:.{digits}f}, {r.ci_high:.{digits}f}]"
+        return text + f" (n={r.n_seeds})"
+
+    statistic = {"value": "", "mean": " mean", "std": " std", "sig_frac": " frac. p ≤ 0.05"}
+    return pd.DataFrame(
+        {
+            "Paper": table["paper"].map(PAPER_NAMES),
+            "Table": table["table"] + np.where(table["page"].astype(str) != "", ", p. " + table["page"].astype(str), ""),
+            "Dataset": table["dataset"],
+            "Model": table["model"],
+            "Measure": table["measure"].map(MEASURE_NAMES).fillna(table["measure"]) + table["statistic"].map(statistic),
+            "Group": table["group"],
+            "Ours": [ours(r) for r in table.itertuples()],
+            "Published": table["published"].astype(float),
+            "Δ": table["difference"].astype(float),
+            "Settings differ": table["reason"].where(table["reason"] != "", "–"),
+        },
+        columns=columns,
+    )
+
+
+# --- entry point for the workflow: paths in, files out ---
+
+
+def _read_yaml(path: str | Path) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or {}
+
+
+def build_paper_comparison(
+    *,
+    metas: Mapping[str, str | Path],
+    jw_models: Sequence[Mapping],
+    wp_runs: Sequence[Mapping],
+    az_runs: Sequence[Mapping],
+    outputs: Mapping[str, str | Path],
+    nan_policy: str = "omit",
+    bootstrap_options: Mapping | None = None,
+) -> pd.DataFrame:
+    """paper_comparison.{csv,md,tex} from the run files of the compared datasets.
+
+    `metas`: dataset -> meta.json; `jw_models`: dataset, encoder, attention, seed, metrics, config and (optional)
+    kendall paths; `wp_runs`: dataset, variant, seed, metrics, config paths; `az_runs`: dataset, seed, summary path.
+    Every list may be empty (a grid without the papers' datasets): the table then has its columns and no rows."""
+    loaded = {dataset: read_json(path) for dataset, path in metas.items()}
+    jw = [
+        {
+            **m,
+            "metrics": read_json(m["metrics"]),
+            "config": _read_yaml(m["config"]),
+            "kendall": read_parquet(m["kendall"], columns=["predicted", "pair", "tau", "p_value", "is_nan"])
+            if m.get("kendall")
+            else None,
+        }
+        for m in jw_models
+    ]
+    wp = [{**r, "metrics": read_json(r["metrics"]), "config": _read_yaml(r["config"])} for r in wp_runs]
+    az = [{**r, "summary": read_csv(r["summary"])} for r in az_runs]
+    parts = [p for p in (jw_per_seed(jw, loaded, nan_policy), wp_per_seed(wp, loaded), az_per_seed(az, loaded)) if not p.empty]
+    per_seed = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    table = comparison(per_seed, published_values(), bootstrap_options)
+    caption = CAPTION + (EMPTY_CAPTION if table.empty else "")
+    write_table(table, outputs, caption=caption, display=comparison_display(table))
+    return table

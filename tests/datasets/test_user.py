@@ -1,0 +1,117 @@
+"""Datasets declared in the config (`user_datasets`): reading, splitting, and validation messages before any job."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from attnexp.config import ConfigError
+from attnexp.data.preprocess import preprocess
+from attnexp.datasets import get_dataset
+from attnexp.datasets.user import read_header
+from tests.factories import validated_config
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REVIEWS = FIXTURES / "reviews.csv"  # id,review,sentiment,part (train / validation / test), 60 rows, pos / neg
+PAIRS = FIXTURES / "pairs.jsonl"  # premise, hypothesis, gold (3 classes), 24 rows
+
+
+def reviews(**changes) -> dict:
+    return {"task": "bc", "path": str(REVIEWS), "text": "review", "label": "sentiment", **changes}
+
+
+def declare(
+    datasets: list[str] | None = None, hyperparameters: dict | None = None, wp: dict | None = None, **declarations
+) -> dict:
+    sections = {"hyperparameters": hyperparameters or {}, **({"wp": wp} if wp else {})}
+    return validated_config(datasets=datasets or list(declarations), user_datasets=declarations, **sections)
+
+
+@pytest.fixture(autouse=True)
+def clean_registry():
+    yield
+    validated_config()  # drops every user entry again
+
+
+def test_split_column_with_aliases_keeps_the_files_rows_and_registers_the_name():
+    declare(my_reviews=reviews(split_column="part"))
+    spec = get_dataset("my_reviews")
+    instances, meta = preprocess(spec, None)
+    raw = pd.read_csv(REVIEWS)
+    assert meta["sizes"] == {"train": 40, "dev": 10, "test": 10}  # "validation" -> dev; no row is dropped
+    assert meta["classes"] == ["neg", "pos"] and meta["task"] == "bc" and meta["tokenizer"] == "sst"
+    first = instances[instances["instance_id"] == "my_reviews/row-0"].iloc[0]
+    index = {w: i for i, w in enumerate(meta["vocab"])}
+    expected = [index[w] for w in raw["review"][0].lower().replace(".", " ").replace(";", " ").split()]
+    assert list(first["tokens"][1:-1]) == expected and first["label"] == meta["classes"].index(raw["sentiment"][0])
+
+
+def test_missing_splits_are_carved_with_the_declared_fractions_and_seed():
+    fractions = {"dev": 0.25, "test": 0.25}
+    declare(a=reviews(split_fractions=fractions, split_seed=1), b=reviews(split_fractions=fractions, split_seed=2))
+    sizes, test_ids = {}, {}
+    for name in ("a", "b"):
+        instances, meta = preprocess(get_dataset(name), None)
+        sizes[name] = meta["sizes"]
+        test_ids[name] = {i.split("/")[1] for i in instances.loc[instances["split"] == "test", "instance_id"]}
+    assert sizes["a"] == sizes["b"] == {"train": 33, "dev": 12, "test": 15}  # ceil(.25 * 60), then ceil(.25 * 45)
+    assert test_ids["a"] != test_ids["b"]
+
+
+def test_files_per_split_and_a_jsonl_nli_dataset_with_a_second_text(tmp_path):
+    rows = [json.loads(line) for line in PAIRS.read_text().splitlines()]
+    for split, part in (("train", rows[:16]), ("test", rows[16:])):
+        (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
+    files = {"train": str(tmp_path / "train.jsonl"), "test": str(tmp_path / "test.jsonl")}
+    nli = {"task": "nli", "files": files, "text": "premise", "question": "hypothesis", "label": "gold"}
+    declare(my_pairs={**nli, "tokenizer": "whitespace", "length_bounds": [None, None]})
+    instances, meta = preprocess(get_dataset("my_pairs"), None)
+    assert meta["sizes"]["test"] == 8 and meta["sizes"]["train"] + meta["sizes"]["dev"] == 16
+    assert meta["classes"] == ["contradiction", "entailment", "neutral"]
+    index = {w: i for i, w in enumerate(meta["vocab"])}
+    test0 = instances[instances["instance_id"] == "my_pairs/test-0"].iloc[0]
+    assert list(test0["question"]) == [2, *[index.get(w, 1) for w in rows[16]["hypothesis"].split()], 3]
+
+
+@pytest.mark.parametrize(
+    ("declaration", "message"),
+    [
+        (reviews(path="nowhere/reviews.csv"), "'user_datasets.mine.path': file nowhere/reviews.csv does not exist"),
+        (reviews(text="body"), "column(s) 'body' (text) not in"),
+        (reviews(split_column="fold"), "column(s) 'fold' (split) not in"),
+        (reviews(classes=["neg", "positive"]), "label(s) ['pos'] of the data are not listed"),
+        ({**reviews(), "task": "nli"}, "'user_datasets.mine.question': a nli dataset needs the column"),
+        ({**reviews(), "task": "regr"}, "'user_datasets.mine.task': 'regr' is not allowed; choose one of bc, nli, qa"),
+        (reviews(files={"train": str(REVIEWS)}), "give either `path` (one file) or `files`"),
+        (reviews(path=str(PAIRS), text="premise", label="gold"), "a bc dataset needs exactly 2 distinct labels, the data has 3"),
+    ],
+)
+def test_a_bad_declaration_names_the_key_file_column_or_value(declaration, message):
+    with pytest.raises(ConfigError) as error:
+        declare(mine=declaration)
+    assert message in str(error.value)
+
+
+def test_a_missing_column_lists_the_files_columns_and_a_builtin_name_is_refused():
+    with pytest.raises(ConfigError) as error:
+        declare(mine=reviews(label="stars"))
+    assert "its columns are: id, review, sentiment, part" in str(error.value)
+    with pytest.raises(ConfigError, match="'sst' is a built-in dataset; give your dataset another name"):
+        declare(datasets=["syn_sentiment"], sst=reviews())
+    with pytest.raises(ConfigError, match="'my_reviews' is not allowed"):
+        validated_config(datasets=["my_reviews"])  # not declared
+
+
+def test_a_declared_nli_dataset_is_refused_by_wp_and_its_hyperparameters_key_is_known():
+    nli = {"task": "nli", "path": str(PAIRS), "text": "premise", "question": "hypothesis", "label": "gold"}
+    config = declare(my_pairs=nli, hyperparameters={"my_pairs": {"epochs": 1}})
+    assert config["user_datasets"]["my_pairs"]["tokenizer"] == "sst"  # the schema's defaults are filled in
+    with pytest.raises(ConfigError, match="'my_pairs' is a nli dataset; W&P tests are binary only"):
+        declare(my_pairs=nli, wp={"datasets": ["my_pairs"]})
+
+
+def test_validation_reads_only_the_header_of_a_jsonl_file(tmp_path):
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"premise": "a", "gold": "x"}) + "\n" + "{not json\n")
+    assert read_header(path, "jsonl") == ["premise", "gold"]

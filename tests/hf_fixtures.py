@@ -1,0 +1,55 @@
+"""Tiny randomly initialised BERT / DistilBERT sequence classifiers with a WordPiece tokenizer, saved locally
+with save_pretrained (no download): what the Hugging Face tests load as a "checkpoint"."""
+
+from pathlib import Path
+
+WORDS = (
+    "the a an film movie plot acting is was and but not very good bad great boring funny moving dull "
+    "fine story cast it this that of to with qqq , . ! ?"
+).split()
+SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def write_vocab(folder: Path) -> Path:
+    pieces = SPECIAL + WORDS + [f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz"] + list("abcdefghijklmnopqrstuvwxyz")
+    path = folder / "vocab.txt"
+    path.write_text("\n".join(dict.fromkeys(pieces)) + "\n")
+    return path
+
+
+def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2, seed: int = 0) -> Path:
+    """A 2-layer, 2-head, width-16 `kind` ("bert" or "distilbert") classifier and its tokenizer in `folder`; weights
+    drawn with std 0.5 (not 0.02) so that attention is far from uniform and outputs differ between inputs."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, BertConfig, BertTokenizerFast, DistilBertConfig
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = BertTokenizerFast(vocab_file=str(write_vocab(folder)), do_lower_case=True)
+    size = len(tokenizer)
+    if kind == "bert":
+        config = BertConfig(
+            vocab_size=size,
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=64,
+            num_labels=num_labels,
+            initializer_range=0.5,
+        )
+    else:
+        config = DistilBertConfig(
+            vocab_size=size,
+            dim=16,
+            n_layers=2,
+            n_heads=2,
+            hidden_dim=32,
+            max_position_embeddings=64,
+            num_labels=num_labels,
+            initializer_range=0.5,
+        )
+    torch.manual_seed(seed)
+    model = AutoModelForSequenceClassification.from_config(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -1,0 +1,122 @@
+"""The Hugging Face wrapper on tiny randomly initialised BERT and DistilBERT checkpoints built locally (no download):
+attention maps, the embed -> encode -> attend -> decode split against the model's own outputs and gradients, the
+per-head permutation, saving and loading, tokenization of grid instances and the missing-checkpoint error."""
+
+import pandas as pd
+import pytest
+import torch
+
+from attnexp.config import ConfigError
+from attnexp.data.batching import collate
+from tests.factories import validated_config
+from tests.hf_fixtures import tiny_checkpoint
+
+TEXTS = ["a good film", "the plot was very boring and dull but the acting is fine", "not funny"]
+
+
+@pytest.fixture(scope="module", params=["bert", "distilbert"])
+def tiny(request, tmp_path_factory):
+    """(checkpoint directory, wrapped model, a padded batch of TEXTS)."""
+    from attnexp.models.hf import load_pretrained
+
+    folder = tiny_checkpoint(tmp_path_factory.mktemp(request.param), request.param, seed=3)
+    model = load_pretrained(str(folder), task="bc", n_classes=2)
+    ids = [model.tokenizer(t)["input_ids"] for t in TEXTS]
+    batch = collate(pd.DataFrame({"tokens": ids, "label": [1, 0, 0], "instance_id": ["a", "b", "c"]}))
+    return folder, model, batch
+
+
+def test_attention_maps_are_layers_by_heads_by_n_by_n_distributions(tiny):
+    _, model, batch = tiny
+    output = model(batch)
+    maps = output.encoded.maps
+    width = batch.tokens.shape[1]
+    assert maps.shape == (3, 2, 2, width, width)
+    valid = batch.padding_mask
+    rows = maps.sum(-1)[valid[:, None, None, :].expand_as(maps.sum(-1))]
+    torch.testing.assert_close(rows, torch.ones_like(rows))
+    assert (maps[0][..., ~valid[0]] == 0).all()  # padding keys get nothing
+    own = model.model(input_ids=batch.tokens, attention_mask=valid.long()).logits
+    torch.testing.assert_close(output.logits, own[:, 1] - own[:, 0])
+    attention = output.attention
+    torch.testing.assert_close(attention.sum(-1), torch.ones(3))
+    assert (attention[~batch.real_mask] == 0).all()
+
+
+def test_decode_and_gradients_are_the_models_own(tiny):
+    _, model, batch = tiny
+    output = model(batch)
+    torch.testing.assert_close(model.decode(output.encoded, output.attention, batch), output.logits)
+    identity = torch.arange(batch.tokens.shape[1]).expand(3, 2, -1).clone()
+    torch.testing.assert_close(model.decode_permuted(output.encoded, identity, batch), output.logits[:, None].expand(3, 2))
+    # through encode/attend/decode (IG's path) the gradient is the network's own gradient at the embeddings
+    embedded = model.embed(batch.tokens).detach().requires_grad_(True)
+    encoded = model.encode(batch, embedded)
+    (split,) = torch.autograd.grad(model.decode(encoded, model.attend(encoded, batch), batch).sum(), embedded)
+    direct_input = embedded.detach().clone().requires_grad_(True)
+    (direct,) = torch.autograd.grad(model.encode(batch, direct_input).logits.sum(), direct_input)
+    torch.testing.assert_close(split, direct, atol=1e-7, rtol=1e-4)
+    # a detached attention holds the [CLS] rows fixed: a different gradient
+    (held,) = torch.autograd.grad(model.decode(encoded, model.attend(encoded, batch).detach(), batch).sum(), embedded)
+    assert not torch.allclose(held, direct)
+
+
+def test_permutation_moves_every_heads_cls_weights(tiny):
+    from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
+
+    _, model, batch = tiny
+    unchanged = permutation_output_changes(model, batch, identity_permutations(batch, 2))
+    assert unchanged.abs().max() < 1e-6
+    changes = permutation_output_changes(model, batch, sample_permutations(batch, 4, torch.Generator().manual_seed(0)))
+    assert changes.shape == (3, 4) and changes[1].max() > 0  # the long sentence moves under a shuffle
+
+
+def test_saved_models_load_with_their_tokenizer(tiny, tmp_path):
+    from attnexp.models.checkpoint import load_model
+    from attnexp.models.hf import save_hf_model
+
+    folder, model, batch = tiny
+    for finetuned in (True, False):
+        path = tmp_path / f"model_{finetuned}.pt"
+        save_hf_model(model, path, finetuned=finetuned)
+        loaded = load_model(path)
+        torch.testing.assert_close(loaded(batch).logits, model(batch).logits)
+        assert loaded.tokenizer("a good film")["input_ids"] == batch.tokens[0, :5].tolist()
+        assert loaded.config.checkpoint == str(folder) and loaded.blank_id == model.tokenizer.mask_token_id
+
+
+def test_grid_instances_tokenized_with_pairs_packed(tiny):
+    from attnexp.models.hf_runs import hf_instances
+
+    _, model, _ = tiny
+    grid = pd.DataFrame(
+        {
+            "instance_id": ["d/1", "d/2", "d/3"],
+            "split": ["train", "test", "test"],
+            "tokens": [[2, 5, 3]] * 3,
+            "label": [0, 1, 2],
+            "length": [1, 1, 1],
+            "question": [[5]] * 3,
+            "rationale": [[1]] * 3,
+        }
+    )
+    texts = pd.DataFrame(
+        {"instance_id": ["d/3", "d/2", "d/1"], "text": ["good", "a very dull plot", "fine"], "question": ["x", "y", "z"]}
+    )
+    out, meta = hf_instances(grid, {"classes": ["a", "b", "c"], "options": {}}, texts, model.tokenizer, max_length=6)
+    tok = model.tokenizer
+    assert out["instance_id"].tolist() == ["d/1", "d/3", "d/2"]  # test re-sorted by the new length
+    assert out["tokens"].iloc[1] == tok("good", "x")["input_ids"]  # [CLS] a [SEP] b [SEP]
+    assert out["tokens"].map(len).max() == 6 and meta["tokenizer"]["truncated"] == 1
+    assert "question" not in out and out["rationale"].map(len).sum() == 0
+    assert meta["vocab"][tok.cls_token_id] == "[CLS]"
+
+
+def test_missing_checkpoint_fails_config_validation_with_where_to_put_it(tmp_path):
+    for checkpoint in (str(tmp_path / "no_such_model"), "nobody-here/no-such-model-anywhere"):
+        with pytest.raises(ConfigError) as error:
+            validated_config(hf={"models": {"mine": {"checkpoint": checkpoint}}, "datasets": ["syn_sentiment"]})
+        message = str(error.value)
+        assert "hf.models.mine" in message and "save_pretrained" in message and "Hugging Face cache" in message
+    # without datasets the stage is off and nothing is checked
+    validated_config(hf={"models": {"mine": {"checkpoint": str(tmp_path / "no_such_model")}}})

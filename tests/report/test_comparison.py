@@ -1,0 +1,197 @@
+"""The paper_comparison table from small fake runs (join, difference, interval over seeds, why settings differ, the
+empty case) and the schema of the published-values file. Nothing here compares ours with a published number."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from attnexp import paths
+from attnexp.report import comparison
+from attnexp.report.tables import seed_interval
+from tests.fakes import fake_analyses, fake_instances
+
+BOOTSTRAP = {"n_resamples": 200, "seed": 0}
+PAPER_DATASETS = ["sst", "agnews", "snli", "babi3", "linzen_agreement"]
+
+
+def published(rows: list[tuple]) -> pd.DataFrame:
+    """A small published-values frame: (paper, table, dataset, model, measure, group, statistic, value)."""
+    frame = pd.DataFrame(rows, columns=["paper", "table", "dataset", "model", "measure", "group", "statistic", "value"])
+    return frame.assign(page="9", source="Fake paper, " + frame["table"], note="")
+
+
+def run_config(embeddings: str = "random", split: str = "dev") -> dict:
+    return {"embeddings": embeddings, "model_selection": {"split": split}}
+
+
+def model(dataset: str, encoder: str, seed: int, metrics: dict, config: dict | None = None, **extra) -> dict:
+    return {
+        "dataset": dataset,
+        "encoder": encoder,
+        "attention": "tanh",
+        "seed": seed,
+        "metrics": metrics,
+        "config": config or run_config(),
+        **extra,
+    }
+
+
+META = {
+    "sst": {"task": "bc", "classes": ["0", "1"], "comparable": True},
+    "agnews_testonly": {"task": "bc", "classes": ["0", "1"], "comparable": False, "note": "test rows only"},
+    "snli_devtrain": {"task": "nli", "classes": ["contradiction", "entailment", "neutral"], "comparable": True},
+}
+
+
+def test_the_published_values_file_has_a_source_on_every_row():
+    table = comparison.published_values()
+    assert list(table.columns) == list(comparison.PUBLISHED_COLUMNS)
+    assert (table["source"].str.len() > 0).all() and np.isfinite(table["value"]).all()
+    assert set(table["paper"]) == set(paths.PAPERS)
+    assert not table.duplicated(comparison.KEYS).any()
+    for row in table.itertuples():  # every source names its paper's table (and page, where one is given)
+        assert row.table in row.source and (not row.page or f"p. {row.page}" in row.source)
+    assert set(table["measure"]) <= set(comparison.MEASURE_NAMES)
+
+
+def test_a_row_without_a_source_or_number_is_rejected():
+    table = comparison.published_values().astype({"value": str})
+    with pytest.raises(ValueError, match=r"rows \[3\] have no source"):
+        comparison.check_published(table.assign(source=["" if i == 3 else s for i, s in enumerate(table["source"])]))
+    with pytest.raises(ValueError, match="no number"):
+        comparison.check_published(table.assign(value=["n/a", *table["value"][1:]]))
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("sst", "sst"), ("agnews_testonly", "agnews"), ("babi3_1k", "babi3"), ("snli_devtrain", "snli"), ("syn_sentiment", None)],
+)
+def test_a_fallback_dataset_stands_for_the_one_it_replaces(name, expected):
+    assert comparison.paper_dataset(name, PAPER_DATASETS) == expected
+
+
+def test_a_grid_of_generated_data_compares_nothing():
+    assert comparison.compared(["syn_sentiment", "syn_nli", "syn_babi1"], "jw") == {}
+    assert comparison.compared(["sst", "syn_nli"], "wp") == {"sst": ["lstm-tanh", "lstm-uniform"]}
+
+
+@pytest.fixture(scope="module")
+def table():
+    """SST with three seeds (random vectors, dev selection), AG News' fallback with one seed (vectors, test
+    selection), SNLI's fallback with per-class τ; W&P and A&Z runs; published values only for some of them."""
+    rng = np.random.default_rng(5)
+    instances = fake_instances(30, 3, rng)
+    jw_models = [model("sst", "lstm", s, {"f1_positive": v}) for s, v in enumerate([0.70, 0.74, 0.78])]
+    jw_models += [
+        model("sst", "cnn", 0, {"f1_positive": 0.5}),
+        model("agnews_testonly", "lstm", 0, {"f1_positive": 0.9}, run_config("fasttext_simple:/v.txt", "test")),
+        model(
+            "snli_devtrain",
+            "lstm",
+            0,
+            {"accuracy": 0.6},
+            run_config("glove_840b:/g.txt", "test"),
+            kendall=fake_analyses(instances, 3, rng)["kendall"],
+        ),
+    ]
+    wp_runs = [
+        {"dataset": "sst", "variant": v, "seed": 10, "metrics": {"f1_positive": f}, "config": run_config()}
+        for v, f in (("base", 0.8), ("uniform", 0.79))
+    ]
+    summary = pd.DataFrame(
+        [
+            {"task": "linzen_agreement", "method": m, "importance": i, "layer": layer, "mean": 0.1 * layer, "std": 0.2}
+            for m in ("raw", "flow")
+            for i in ("blankout", "grad", "grad_x_input")
+            for layer in (1, 2)
+        ]
+    )
+    az_runs = [{"dataset": "linzen_agreement", "seed": s, "summary": summary.assign(mean=summary["mean"] + s)} for s in (0, 1)]
+    per_seed = pd.concat(
+        [
+            comparison.jw_per_seed(jw_models, META),
+            comparison.wp_per_seed(wp_runs, META),
+            comparison.az_per_seed(az_runs),
+        ],
+        ignore_index=True,
+    )
+    values = published(
+        [
+            ("jw", "Table 1", "sst", "lstm-tanh", "test_performance", "", "value", 0.81),
+            ("jw", "Table 1", "agnews", "lstm-tanh", "test_performance", "", "value", 0.96),
+            ("jw", "Table 1", "imdb", "lstm-tanh", "test_performance", "", "value", 0.88),  # not run: no row
+            ("jw", "Table 2", "snli", "lstm-tanh", "tau_attn_grad", "class 2", "mean", 0.40),
+            ("jw", "Table 2", "snli", "lstm-tanh", "tau_attn_loo", "class 0", "sig_frac", 0.60),
+            ("wp", "Table 2", "sst", "lstm-uniform", "f1_positive", "", "value", 0.822),
+            ("az", "Table 1", "linzen_agreement", "transformer-self", "spearman_blankout", "flow L2", "mean", 0.44),
+        ]
+    )
+    return comparison.comparison(per_seed, values, BOOTSTRAP).set_index(["paper", "table", "dataset", "measure", "group"])
+
+
+def test_rows_are_the_published_numbers_the_grid_ran(table):
+    assert len(table) == 6  # not imdb (not run), not the cnn model and nothing unpublished
+    assert table.loc[("jw", "Table 1", "agnews_testonly", "test_performance", ""), "paper_dataset"] == "agnews"
+    assert set(table.reset_index()["model"]) == {"lstm-tanh", "lstm-uniform", "transformer-self"}
+
+
+def test_ours_is_the_mean_over_seeds_with_its_bootstrap_interval(table):
+    row = table.loc[("jw", "Table 1", "sst", "test_performance", "")]
+    assert row["n_seeds"] == 3 and row["ours"] == pytest.approx(0.74)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(seed_interval([0.70, 0.74, 0.78], **BOOTSTRAP))
+    assert 0.70 - 1e-9 <= row["ci_low"] < 0.74 < row["ci_high"] <= 0.78 + 1e-9
+    assert row["difference"] == pytest.approx(0.74 - 0.81)
+    single = table.loc[("jw", "Table 1", "agnews_testonly", "test_performance", "")]
+    assert single["n_seeds"] == 1 and np.isnan(single["ci_low"]) and single["difference"] == pytest.approx(0.9 - 0.96)
+    az = table.loc[("az", "Table 1", "linzen_agreement", "spearman_blankout", "flow L2")]
+    assert az["ours"] == pytest.approx(0.7) and az["difference"] == pytest.approx(0.7 - 0.44)
+
+
+def test_per_class_tau_is_joined_by_class_index(table):
+    row = table.loc[("jw", "Table 2", "snli_devtrain", "tau_attn_grad", "class 2")]
+    assert row["statistic"] == "mean" and np.isfinite(row["ours"])
+    assert row["difference"] == pytest.approx(row["ours"] - 0.40)
+    assert table.loc[("jw", "Table 2", "snli_devtrain", "tau_attn_loo", "class 0"), "statistic"] == "sig_frac"
+
+
+def test_the_reason_names_each_setting_that_differs(table):
+    sst = table.loc[("jw", "Table 1", "sst", "test_performance", ""), "reason"]
+    assert "random instead of pretrained embeddings (paper: fasttext_simple)" in sst
+    assert "model selected on dev (paper: test set)" in sst and "mean of 3 seeds" in sst
+    agnews = table.loc[("jw", "Table 1", "agnews_testonly", "test_performance", ""), "reason"]
+    assert agnews == "fallback dataset agnews_testonly: test rows only"
+    assert table.loc[("jw", "Table 2", "snli_devtrain", "tau_attn_grad", "class 2"), "reason"] == ""
+    assert "mean of 2 seeds" in table.loc[("az", "Table 1", "linzen_agreement", "spearman_blankout", "flow L2"), "reason"]
+
+
+def test_the_workflow_entry_writes_every_format_and_an_empty_grid_gives_a_valid_table(tmp_path):
+    outputs = {fmt: tmp_path / f"paper_comparison.{fmt}" for fmt in ("csv", "md", "tex")}
+    empty = comparison.build_paper_comparison(metas={}, jw_models=[], wp_runs=[], az_runs=[], outputs=outputs)
+    assert empty.empty and list(pd.read_csv(outputs["csv"]).columns) == comparison.COLUMNS
+    assert "(no rows)" in outputs["md"].read_text() and "no rows" in outputs["md"].read_text()
+    assert "\\begin{tabular}" in outputs["tex"].read_text()
+
+    (tmp_path / "meta.json").write_text(json.dumps(META["sst"]))
+    models = []
+    for seed, f1 in enumerate([0.6, 0.7]):
+        folder = tmp_path / f"seed{seed}"
+        folder.mkdir()
+        (folder / "metrics.json").write_text(json.dumps({"f1_positive": f1}))
+        (folder / "config.yaml").write_text(yaml.safe_dump(run_config()))
+        fake_analyses(fake_instances(20, 2, np.random.default_rng(seed)), 2, np.random.default_rng(seed))["kendall"].to_parquet(
+            folder / "kendall.parquet"
+        )
+        files = {k: str(folder / f"{k}.{ext}") for k, ext in (("metrics", "json"), ("config", "yaml"), ("kendall", "parquet"))}
+        models.append({"dataset": "sst", "encoder": "lstm", "attention": "tanh", "seed": seed, **files})
+    metas = {"sst": tmp_path / "meta.json"}
+    table = comparison.build_paper_comparison(
+        metas=metas, jw_models=models, wp_runs=[], az_runs=[], outputs=outputs, bootstrap_options=BOOTSTRAP
+    )
+    written = pd.read_csv(outputs["csv"], keep_default_na=False)
+    assert len(written) == len(table) == 1 + 2 * 2 * 3  # Table 1, and τ(attn, grad/loo) x 2 classes x 3 statistics
+    assert (written["source"] != "").all() and set(written["n_seeds"]) == {2}
+    markdown = outputs["md"].read_text()
+    assert "Jain & Wallace 2019" in markdown and "τ(attention, leave-one-out) frac. p ≤ 0.05" in markdown

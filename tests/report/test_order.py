@@ -1,0 +1,19 @@
+"""The HTML report's sections follow the papers: Snakemake sorts categories and subcategories by name, so the
+names carry the order (J&W, W&P, A&Z; all datasets, then the datasets in the papers' order)."""
+
+from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS, dataset_sections
+
+
+def test_paper_sections_sort_in_publication_order():
+    assert [key for key, _ in sorted(PAPER_SECTIONS.items(), key=lambda item: item[1])] == ["jw", "wp", "az"]
+    assert "Jain & Wallace" in PAPER_SECTIONS["jw"] and "Abnar & Zuidema" in PAPER_SECTIONS["az"]
+
+
+def test_dataset_sections_sort_in_the_papers_order_with_all_datasets_first():
+    names = ["snli", "babi1", "syn_agreement", "imdb", "sst", "20news", "agnews", "adr", "diabetes", "anemia", "cnn", "babi2"]
+    sections = dataset_sections(names)
+    by_name = sorted(sections, key=sections.get)
+    assert by_name[0] == ALL_DATASETS
+    papers = ["sst", "imdb", "adr", "agnews", "20news", "diabetes", "anemia", "cnn", "babi1", "babi2", "snli"]
+    assert by_name[1:] == [*papers, "syn_agreement"]
+    assert sections["sst"] == "01. sst" and sections[ALL_DATASETS] == "00. All datasets"  # padded: 12 datasets

@@ -1,0 +1,128 @@
+"""The public Python API (attnexp.api): one raw sentence explained exactly as the pipeline explains a test
+instance, A&Z views on Transformer-family models only, tokenizer adapters, lazy public names, and the example."""
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+import attnexp
+from attnexp import api
+from attnexp.analyses.jw.instances import importance_table
+from attnexp.analyses.jw.kendall import PAIRS
+from attnexp.data.preprocess import split_frame
+from attnexp.models.train import build_model
+from attnexp.models.transformer import build_transformer
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def settings():
+    jw, az = api.default_settings()
+    return replace(jw, permutations=8, ig_steps=4, adversary=replace(jw.adversary, steps=5)), az
+
+
+def _text(meta: dict, tokens) -> str:
+    return " ".join(meta["vocab"][t] for t in tokens[1:-1])
+
+
+def test_a_raw_sentence_gets_the_pipelines_numbers_for_the_same_instance(planted_sentiment, settings):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "lstm", "tanh", embedding_dim=12, hidden_size=8, seed=0).eval()
+    row = split_frame(instances, "test").iloc[[3]]
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    exp = api.explain(model, tokenizer, _text(meta, row["tokens"].iloc[0]), classes=meta["classes"], settings=settings[0])
+    reference = importance_table(model, row, replace(settings[0], batch_size=1)).iloc[0]
+    assert exp.tokens == list(row["tokens"].iloc[0]) and len(exp.words) == row["length"].iloc[0]
+    assert exp.predicted == reference["predicted"]
+    for name in ("attention", "gradient", "loo", "ig"):
+        np.testing.assert_allclose(exp.measure(name), reference[name], rtol=1e-5, atol=1e-7)
+    assert set(exp.tau) == set(PAIRS) and all(-1 <= tau <= 1 for tau, _ in exp.tau.values())
+    assert exp.permutation_changes.shape == (8,) and exp.adversarial_attention.sum() == pytest.approx(1.0, abs=1e-5)
+    assert exp.rollout is None and exp.flow is None  # no per-layer maps in the J&W classifier
+    assert list(exp.to_frame().columns) == ["word", "attention", "gradient", "loo", "ig", "adversarial"]
+
+
+def test_transformers_get_raw_rollout_and_flow_whose_last_raw_row_is_the_attention(planted_nli, settings):
+    instances, meta = planted_nli
+    model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls").eval()
+    row = split_frame(instances, "test").iloc[0]
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    exp = api.explain(model, tokenizer, _text(meta, row["tokens"]), _text(meta, row["question"]), settings=settings[0])
+    n = len(row["tokens"]) - 1  # [CLS] + the words: the Transformer does not read the closing marker
+    for name in ("raw", "rollout", "flow"):
+        values = getattr(exp, name)
+        assert values.shape == (2, n) and np.allclose(values.sum(axis=1), 1.0)
+    np.testing.assert_allclose(exp.raw[-1][1:], exp.attention, rtol=1e-5, atol=1e-7)  # the [CLS] row is `attend`
+    assert exp.blankout.shape == (n,) and exp.input_gradient.shape == (n,)
+    assert exp.measure("flow").shape == (n - 1,)
+
+
+class WordPieceLike:
+    """The two methods of a Hugging Face tokenizer the API uses ([CLS] = 101, [SEP] = 102, [UNK] = 100)."""
+
+    unk_token_id = 100
+    words = {"the": 5, "film": 6, "is": 7, "fine": 8}
+
+    def __call__(self, text, pair=None, truncation=True, max_length=None):
+        ids = [101, *(self.words.get(w, 100) for w in text.split()), 102]
+        return {"input_ids": ids + ([*(self.words.get(w, 100) for w in pair.split()), 102] if pair else [])}
+
+    def convert_ids_to_tokens(self, ids):
+        names = {v: k for k, v in self.words.items()} | {100: "[UNK]", 101: "[CLS]", 102: "[SEP]"}
+        return [names[i] for i in ids]
+
+
+def test_a_hugging_face_tokenizer_is_wrapped_and_its_unknown_token_is_the_blank(planted_sentiment, settings):
+    _, meta = planted_sentiment
+    tokenizer = api.as_tokenizer(WordPieceLike())
+    assert isinstance(tokenizer, api.HuggingFaceTokenizer) and tokenizer.blank_id == 100
+    batch = api.encode_text(tokenizer, "the film is odd")
+    assert batch.tokens.tolist() == [[101, 5, 6, 7, 100, 102]] and batch.real_mask.sum() == 4
+    pair = api.encode_text(tokenizer, "the film", "is fine")  # packed, as the hf family reads pairs
+    assert pair.tokens.tolist() == [[101, 5, 6, 102, 7, 8, 102]] and pair.question is None
+    vocab = {**meta, "vocab": ["w"] * 110}
+    model = build_transformer(vocab, n_layers=2, n_heads=2, width=16, dropout=0.0, attention="tiedcls").eval()
+    exp = api.explain(model, tokenizer, "the film is fine", settings=settings[0], with_adversary=False)
+    assert exp.words == ["the", "film", "is", "fine"] and exp.positions[0] == "[CLS]"
+    with torch.no_grad():  # blank-out replaced each position by id 100, not our [UNK] (1)
+        base = model.distribution(model(api.encode_text(tokenizer, "the film is fine")).logits)[0, exp.predicted]
+        blanked = model.distribution(model(api.encode_text(tokenizer, "the [UNK] is fine")).logits)[0, exp.predicted]
+    assert exp.blankout[2] == pytest.approx(abs(float(base - blanked)), abs=1e-6)
+    with pytest.raises(TypeError, match="AttentionModel"):
+        api.as_attention_model(torch.nn.Linear(2, 2))
+
+
+def test_public_names_load_lazily():
+    assert set(attnexp.__all__) == set(api.__all__) and attnexp.explain is api.explain
+    code = "import sys, attnexp.paths, attnexp; print('attnexp.api' in sys.modules, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO / "src")
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_example_trains_loads_explains_and_draws_offline(tmp_path):
+    command = [sys.executable, str(REPO / "examples/explain_sentence.py"), "--out", str(tmp_path), "--permutations", "10"]
+    out = subprocess.run([*command, "--adversary-steps", "20"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("Kendall tau (p): attn_grad") == 2 and "over 10 permutations" in out.stdout
+    assert "A&Z: raw / rollout / flow over 2 layers" in out.stdout
+    for name in ("lstm-tanh", "transformer-tiedcls"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 5000 and (tmp_path / f"{name}.pdf").is_file()
+
+
+def test_a_hugging_face_model_and_tokenizer_are_explained_as_given(tmp_path, settings):
+    """With the `hf` model family (its branch): a raw transformers model and tokenizer, pairs packed, no adversary."""
+    pytest.importorskip("attnexp.models.hf")
+    fixtures = pytest.importorskip("tests.hf_fixtures")
+    transformers = pytest.importorskip("transformers")
+    folder = fixtures.tiny_checkpoint(tmp_path, "distilbert", num_labels=3, seed=3)
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    exp = api.explain(model, tokenizer, "a good film", "not funny", settings=settings[0], az_settings=settings[1])
+    assert exp.tokens == tokenizer("a good film", "not funny")["input_ids"] and "[SEP]" in exp.words
+    assert len(exp.probabilities) == 3 and exp.adversarial_attention is None
+    assert exp.flow.shape == exp.rollout.shape == (model.config.num_hidden_layers, len(exp.tokens))
+    assert set(exp.tau) == set(PAIRS)

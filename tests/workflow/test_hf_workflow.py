@@ -1,0 +1,57 @@
+"""The Hugging Face stage through the workflow: a tiny BERT built locally, fine-tuned on the generated sentiment data,
+then A&Z (raw / rollout / flow vs blank-out and gradients, tables and figures) and the J&W tests, in one run."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnexp import paths
+from tests.hf_fixtures import tiny_checkpoint
+from tests.workflow.helpers import snakemake, tiny_config
+
+
+@pytest.mark.slow
+def test_tiny_bert_runs_the_whole_hf_stage(tmp_path):
+    checkpoint = tiny_checkpoint(tmp_path / "tiny_bert", "bert")
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    config["synthetic"]["sentiment"]["sizes"] = {"train": 64, "dev": 16, "test": 16}
+    config["az"].update(datasets=[], n_examples=8, batch_size=8)
+    config["wp"]["datasets"] = []
+    config["analyses"] = {"permutations": 4, "ig_steps": 4}
+    config["hf"] = {
+        "models": {"tiny": {"checkpoint": str(checkpoint), "finetune": True}},
+        "datasets": ["syn_sentiment"],
+        "train": {"epochs": 1, "batch_size": 32},
+    }
+    result = snakemake(tmp_path, "hf", config=config)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+
+    run = paths.hf_model_files("tiny", "syn_sentiment", 0)
+    assert len(pd.read_csv(tmp_path / run["history"])) == 1  # fine-tuned for one epoch
+    assert json.loads((tmp_path / run["metrics"]).read_text())["n"] == 16
+
+    relevance = pd.read_parquet(tmp_path / paths.hf_az_files("tiny", "syn_sentiment", 0)["relevance"])
+    assert len(relevance) == 8
+    for row in relevance.itertuples():
+        for method in ("raw", "rollout", "flow"):
+            values = np.array([list(v) for v in getattr(row, method)])
+            assert values.shape == (2, row.length)  # 2 layers x every position ([CLS] ... [SEP])
+            np.testing.assert_allclose(values.sum(1), 1, atol=1e-6)
+        np.testing.assert_allclose(row.flow[0], row.rollout[0], atol=1e-5)  # layer 1: flow = rollout (A&Z §9)
+    table = pd.read_csv(tmp_path / paths.table_files("az", "correlations")["csv"])
+    ours = table[table["task"] == "syn_sentiment@tiny"]
+    assert set(ours["method"]) == {"raw", "rollout", "flow"} and set(ours["layer"]) == {1, 2}
+    assert ours["mean"].between(-1, 1).all()
+    for stem in ("correlation_by_layer", "cls_maps_seed0"):
+        png = paths.figure_files("az", f"hf/tiny/syn_sentiment/{stem}")["png"]
+        assert (tmp_path / png).stat().st_size > 0
+
+    jw = paths.hf_analysis_files("tiny", "syn_sentiment", 0)
+    kendall = pd.read_csv(tmp_path / jw["kendall_summary"])
+    assert {"attn_grad", "attn_ig"} <= set(kendall["pair"])
+    permutation = pd.read_parquet(tmp_path / jw["permutation"])
+    assert len(permutation) == 16 and permutation["output_changes"].map(len).eq(4).all()
+    assert (permutation["median_output_change"] >= 0).all() and permutation["median_output_change"].max() > 0
+    assert len(pd.read_parquet(tmp_path / jw["adversary"])) == 0  # no adversary on a multi-head model

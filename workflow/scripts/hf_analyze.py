@@ -1,0 +1,20 @@
+from attnexp.analyses.jw.instances import AnalysisSettings
+from attnexp.analyses.jw.run import run_analyses
+from attnexp.runlog import log_to
+
+with log_to(snakemake.log[0]):
+    run_analyses(
+        model=snakemake.input.model,
+        instances=snakemake.input.instances,
+        meta=snakemake.input.meta,
+        settings=AnalysisSettings.from_config(snakemake.params.config, snakemake.params.batch_size),
+        labels={
+            "dataset": snakemake.wildcards.dataset,
+            "encoder": "hf",
+            "attention": snakemake.wildcards.hf_model,
+            "seed": snakemake.wildcards.seed,
+        },
+        outputs=dict(snakemake.output.items()),
+        threads=snakemake.threads,
+        adversary=False,
+    )
