@@ -103,6 +103,8 @@ def test_documented_command_line_overrides_work(tmp_path):
     result = snakemake(
         tmp_path,
         "--dry-run",
+        "--quiet",
+        "host",  # the profile's quiet: [rules, host] hides the jobs' outputs
         "--config",
         "seeds=[0,1,2]",
         "analyses={permutations: 10, adversary: {lr: 0.5}}",
