@@ -158,7 +158,7 @@ def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_
 
     result = fit(model, instances, train_settings(2, 64, seed=0, paper="az"), objective, lambda _: None)
     assert list(result.history.columns) == ["epoch", "train_loss", "dev_accuracy", "kept", "seconds"]
-    assert result.history["kept"].iloc[0] and result.best_epoch == int(result.history["dev_accuracy"].idxmax())
+    assert result.history["kept"].iloc[0] and result.best_epoch == 1 + int(result.history["dev_accuracy"].idxmax())
     dev = split_frame(instances, "dev")
     accuracy = (predict_distribution(result.model, dev).argmax(-1) == dev["label"].to_numpy()).mean()
     assert accuracy == result.history["dev_accuracy"].max()
@@ -175,7 +175,7 @@ def test_az_recipe_stops_after_patience_epochs_without_a_better_dev_accuracy(pla
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     result = fit(model, instances, train_settings(5, 64, seed=0, paper="az"), CrossEntropy(patience=2), lambda _: None)
     assert result.history["kept"].tolist() == [True, True, False, False]
-    assert result.best_epoch == 1 and result.test_metrics["epochs_run"] == 4
+    assert result.best_epoch == 2 and result.test_metrics["epochs_run"] == 4
 
 
 def test_length_noise_sorts_by_the_sequence_length_with_markers(planted_sentiment, monkeypatch):

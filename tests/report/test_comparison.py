@@ -10,6 +10,7 @@ import yaml
 
 from attnexp import paths
 from attnexp.report import comparison
+from attnexp.report import published as published_values_file
 from attnexp.report.tables import seed_interval
 from tests.fakes import fake_analyses, fake_instances
 
@@ -70,12 +71,12 @@ def test_a_row_without_a_source_or_number_is_rejected():
     [("sst", "sst"), ("agnews_testonly", "agnews"), ("babi3_1k", "babi3"), ("snli_devtrain", "snli"), ("syn_sentiment", None)],
 )
 def test_a_fallback_dataset_stands_for_the_one_it_replaces(name, expected):
-    assert comparison.paper_dataset(name, PAPER_DATASETS) == expected
+    assert published_values_file.paper_dataset(name, PAPER_DATASETS) == expected
 
 
 def test_a_grid_of_generated_data_compares_nothing():
-    assert comparison.compared(["syn_sentiment", "syn_nli", "syn_babi1"], "jw") == {}
-    assert comparison.compared(["sst", "syn_nli"], "wp") == {"sst": ["lstm-tanh", "lstm-uniform"]}
+    assert published_values_file.compared(["syn_sentiment", "syn_nli", "syn_babi1"], "jw") == {}
+    assert published_values_file.compared(["sst", "syn_nli"], "wp") == {"sst": ["lstm-tanh", "lstm-uniform"]}
 
 
 @pytest.fixture(scope="module")

@@ -765,7 +765,7 @@ def get_wp_targets():
 # --- ours beside the published values (attnexp.report.comparison) ---
 # Only datasets the papers report on (or their fallback variants) are compared: a grid of generated data gives an
 # empty table and needs no input. Ours come from the same run files as the papers' tables (W&P: the base seed).
-from attnexp.report.comparison import compared as compared_models
+from attnexp.report.published import compared as compared_models
 
 
 def get_paper_comparison_runs(wildcards=None):

@@ -10,12 +10,13 @@ Relative paths are taken from the working directory (where Snakemake runs), as f
 import json
 from collections.abc import Mapping
 from pathlib import Path
-
-import pandas as pd
-from sklearn.model_selection import train_test_split
+from typing import TYPE_CHECKING
 
 from attnexp.datasets.registry import DATASETS, TASKS, DatasetSpec
 from attnexp.datasets.tokenize import TOKENIZERS
+
+if TYPE_CHECKING:  # pandas and scikit-learn load on first use: the Snakefile imports this module at parse time
+    import pandas as pd
 
 CONFIG_KEY = "user_datasets"
 FORMATS = {"csv": ",", "tsv": "\t", "jsonl": None}
@@ -38,8 +39,10 @@ def file_format(path: str | Path, declared: str | None = None) -> str:
     raise ValueError(f"cannot tell the format of {path} from its suffix; set `format:` to one of {', '.join(FORMATS)}")
 
 
-def read_table(path: str | Path, fmt: str, columns: list[str] | None = None) -> pd.DataFrame:
+def read_table(path: str | Path, fmt: str, columns: list[str] | None = None) -> "pd.DataFrame":
     """The file as strings (pandas readers; empty cells stay empty strings), optionally only `columns`."""
+    import pandas as pd
+
     if fmt == "jsonl":
         frame = pd.read_json(path, lines=True, dtype=False)
         frame = frame if columns is None else frame[columns]
@@ -49,6 +52,8 @@ def read_table(path: str | Path, fmt: str, columns: list[str] | None = None) -> 
 
 def read_header(path: str | Path, fmt: str) -> list[str]:
     """Column names from the first line only (JSONL: the keys of the first record)."""
+    import pandas as pd
+
     if fmt == "jsonl":
         with pd.read_json(path, lines=True, chunksize=1, dtype=False) as reader:
             first = next(iter(reader), None)
@@ -145,9 +150,12 @@ def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | 
     return []
 
 
-def read_user_dataset(files: Mapping[str, Path], declaration: Mapping) -> pd.DataFrame:
+def read_user_dataset(files: Mapping[str, Path], declaration: Mapping) -> "pd.DataFrame":
     """The tidy frame of `readers.py` (split, text, label [, question], key): texts cleaned by the declared
     tokenizer; a missing test split carved out of train (`split_fractions.test`, `split_seed`)."""
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
     columns = _columns(declaration)
     clean = TOKENIZERS[declaration["tokenizer"]]
     frames = []

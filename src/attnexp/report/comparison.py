@@ -13,7 +13,6 @@ fallback dataset, dev- instead of test-set model selection, several seeds instea
 """
 
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -23,9 +22,9 @@ import yaml
 from attnexp.datasets import DATASETS, get_dataset
 from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.jw.tables import kendall_per_seed, performance_metric
+from attnexp.report.published import PUBLISHED_VALUES, paper_dataset, published_rows
 from attnexp.report.tables import dataset_order, seed_interval, write_table
 
-PUBLISHED_VALUES = "published_values.csv"  # the data file, inside this package (attnexp.report)
 PUBLISHED_COLUMNS = ("paper", "table", "page", "dataset", "model", "measure", "group", "statistic", "value", "source", "note")
 KEYS = ["paper", "table", "dataset", "model", "measure", "group", "statistic"]  # one printed number
 PAPER_NAMES = {"jw": "Jain & Wallace 2019", "wp": "Wiegreffe & Pinter 2019", "az": "Abnar & Zuidema 2020"}
@@ -57,9 +56,7 @@ EMPTY_CAPTION = " No dataset of this grid is one the papers report on (e.g. gene
 
 def published_values() -> pd.DataFrame:
     """The data file as a frame (text columns as str, `value` as float); a clear error if a row lacks a field."""
-    with resources.files("attnexp.report").joinpath(PUBLISHED_VALUES).open(encoding="utf-8") as handle:
-        table = pd.read_csv(handle, dtype=str, keep_default_na=False)
-    return check_published(table)
+    return check_published(pd.DataFrame(published_rows()))
 
 
 def check_published(table: pd.DataFrame) -> pd.DataFrame:
@@ -78,30 +75,6 @@ def check_published(table: pd.DataFrame) -> pd.DataFrame:
     if duplicated.any():
         raise ValueError(f"{PUBLISHED_VALUES}: rows {table.index[duplicated].tolist()} give the same number twice")
     return table
-
-
-def paper_dataset(name: str, published: Sequence[str]) -> str | None:
-    """The published dataset a grid dataset stands for: itself, or for a fallback variant (agnews_testonly,
-    babi3_1k, snli_devtrain) the dataset it replaces; None for generated data and datasets the papers lack."""
-    spec = DATASETS.get(name)
-    if spec is None or spec.synthetic is not None:
-        return None
-    if name in published:
-        return name
-    return next((key for key in sorted(published, key=len, reverse=True) if name.startswith(f"{key}_")), None)
-
-
-def compared(datasets: Sequence[str], paper: str, published: pd.DataFrame | None = None) -> dict[str, list[str]]:
-    """Grid dataset -> the models ("encoder-attention") with published values of `paper` on it; datasets without any
-    are left out, so that a grid of generated data compares nothing and needs no input."""
-    published = published_values() if published is None else published
-    part = published[published["paper"] == paper]
-    found = {}
-    for name in datasets:
-        key = paper_dataset(name, list(dict.fromkeys(part["dataset"])))
-        if key is not None:
-            found[name] = list(dict.fromkeys(part.loc[part["dataset"] == key, "model"]))
-    return found
 
 
 # --- ours, per seed ---

@@ -8,7 +8,7 @@ from tests.workflow.test_workflow import snakemake, tiny_config
 
 def dry_run_jobs(tmp_path, config: dict, target: str = "az") -> list[dict]:
     """Jobs of `snakemake -n target`: rule name and its input/output/wildcards lines."""
-    result = snakemake(tmp_path, "-n", "--quiet", "host", target, config=config, timeout=300)  # list every job
+    result = snakemake(tmp_path, "-n", target, "--quiet", "host", config=config, timeout=300)  # list every job
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     jobs = []
     for block in re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout):

@@ -1,0 +1,41 @@
+"""The values the papers printed (`published_values.csv`, a data file of this package) and which grid models can
+meet them. Import-light (csv, no pandas): the workflow calls `compared` at parse time to pick the inputs of the
+`paper_comparison` table; `attnexp.report.comparison` builds the table itself."""
+
+import csv
+from collections.abc import Sequence
+from importlib import resources
+
+from attnexp.datasets import DATASETS
+
+PUBLISHED_VALUES = "published_values.csv"  # the data file, inside this package (attnexp.report)
+
+
+def published_rows() -> list[dict[str, str]]:
+    """The data file's rows as strings (checked and typed by `comparison.published_values`)."""
+    with resources.files("attnexp.report").joinpath(PUBLISHED_VALUES).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def paper_dataset(name: str, published: Sequence[str]) -> str | None:
+    """The published dataset a grid dataset stands for: itself, or for a fallback variant (agnews_testonly,
+    babi3_1k, snli_devtrain) the dataset it replaces; None for generated data and datasets the papers lack."""
+    spec = DATASETS.get(name)
+    if spec is None or spec.synthetic is not None:
+        return None
+    if name in published:
+        return name
+    return next((key for key in sorted(published, key=len, reverse=True) if name.startswith(f"{key}_")), None)
+
+
+def compared(datasets: Sequence[str], paper: str) -> dict[str, list[str]]:
+    """Grid dataset -> the models ("encoder-attention") with published values of `paper` on it; datasets without any
+    are left out, so that a grid of generated data compares nothing and needs no input."""
+    rows = [row for row in published_rows() if row["paper"] == paper]
+    names = list(dict.fromkeys(row["dataset"] for row in rows))
+    found = {}
+    for name in datasets:
+        key = paper_dataset(name, names)
+        if key is not None:
+            found[name] = list(dict.fromkeys(row["model"] for row in rows if row["dataset"] == key))
+    return found
