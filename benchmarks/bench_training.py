@@ -89,7 +89,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    limits = dict(zip(args.datasets, args.max_train + [args.max_train[-1]] * len(args.datasets)))
+    limits = dict(zip(args.datasets, args.max_train + [args.max_train[-1]] * len(args.datasets), strict=False))
 
     print(f"threads {args.threads}, device {device}, median of {args.repeats}")
     print(f"{'dataset':<8} {'model':<14} {'train n':>7} {'batches':>7} {'ours s':>8} {'floor s':>8} {'ours/floor':>10}")
