@@ -93,13 +93,13 @@ class TensorRows:
     `batch(index)` equals `collate(rows.iloc[index])` exactly."""
 
     def __init__(self, rows: pd.DataFrame):
-        self.tokens = [torch.as_tensor(np.asarray(t, dtype=np.int64)) for t in rows["tokens"]]
+        self.tokens = [torch.from_numpy(np.array(t, dtype=np.int64)) for t in rows["tokens"]]
         self.lengths = torch.tensor([len(t) for t in self.tokens], dtype=torch.long)
         self.labels = torch.tensor(rows["label"].to_numpy(dtype=np.int64))
         self.instance_ids = list(rows["instance_id"])
         self.question = None
         if "question" in rows and rows["question"].notna().all():
-            self.question = [torch.as_tensor(np.asarray(q, dtype=np.int64)) for q in rows["question"]]
+            self.question = [torch.from_numpy(np.array(q, dtype=np.int64)) for q in rows["question"]]
             self.question_lengths = torch.tensor([len(q) for q in self.question], dtype=torch.long)
         self.candidates = (
             torch.as_tensor(np.stack(rows["candidates"].to_list()), dtype=torch.bool) if "candidates" in rows else None

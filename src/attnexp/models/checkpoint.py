@@ -35,8 +35,8 @@ def checkpoint_kind(checkpoint: dict) -> str:
     return "transformer" if checkpoint["config"]["encoder"] == "transformer" else "classifier"
 
 
-def load_model(path) -> AttentionModel:
-    """The model saved at `path`, in eval mode (J&W classifier or A&Z Transformer)."""
+def load_model(path, device: str = "cpu") -> AttentionModel:
+    """The model saved at `path` (on any device), in eval mode on `device` (J&W classifier or A&Z Transformer)."""
     checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     kind = checkpoint_kind(checkpoint)
     if kind not in KINDS:
@@ -48,7 +48,7 @@ def load_model(path) -> AttentionModel:
     model_class, config_class = KINDS[kind]
     model = model_class(config_class(**checkpoint["config"]))
     model.load_state_dict(checkpoint["state_dict"])
-    return model.eval()
+    return model.to(device).eval()
 
 
 def write_run(outputs: dict, model: AttentionModel, history: pd.DataFrame, run_config: dict, metrics: dict) -> None:

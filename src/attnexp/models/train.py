@@ -25,7 +25,7 @@ from torch import nn
 from attnexp.data.batching import Batch, TensorRows, length_noise_batches
 from attnexp.data.preprocess import positive_class_weight, read_preprocessed, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
-from attnexp.models.device import resolve_device, set_threads
+from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.models.interface import AttentionModel
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.seeding import seed_everything
@@ -235,8 +235,7 @@ def predict_batches(model: AttentionModel, batches: list[Batch]) -> np.ndarray:
 
 def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: int = EVALUATION_BATCH_SIZE) -> np.ndarray:
     """Output distributions [N, C] for the rows, in their order (on the model's device)."""
-    device = next(iter(model.parameters()), torch.empty(0)).device
-    return predict_batches(model, evaluation_batches(rows, str(device), batch_size))
+    return predict_batches(model, evaluation_batches(rows, str(model_device(model)), batch_size))
 
 
 def _optimizers(model: AttentionModel, settings: TrainSettings) -> list[torch.optim.Optimizer]:

@@ -16,6 +16,7 @@ import torch
 
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
+from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.io import write_csv, write_parquet
 from attnexp.models.interface import AttentionModel
 
@@ -41,12 +42,14 @@ class AZSettings:
     cumulative_layer_lists: bool
     flow_solver: str  # scipy | networkx
     rollout_residual: bool
+    device: str = "cpu"  # the resolved top-level `device`
 
     @classmethod
     def from_config(cls, config: Mapping) -> "AZSettings":
         """From the validated config (the schema has filled every default)."""
         section = config[cls.CONFIG_KEY]
-        return cls(**{field.name: section[field.name] for field in fields(cls)})
+        options = {field.name: section[field.name] for field in fields(cls) if field.name != "device"}
+        return cls(**options, device=resolve_device(config.get("device", "auto")))
 
 
 def relevance_and_importance(
@@ -66,26 +69,28 @@ def relevance_and_importance(
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
 
     model.eval()
+    device = model_device(model)
     records = []
-    for number, batch in enumerate(sequential_batches(rows, batch_size)):
+    for number, on_cpu in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
-        lengths = batch.lengths
+        batch, lengths = on_cpu.to(device), on_cpu.lengths
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
             augmented = residual_augment(head_average(maps), rollout_residual)
-            raw = raw_relevance(maps, lengths, relevance_row)
-            roll = relevance_rows(rollout(augmented), lengths, relevance_row)
+            raw = raw_relevance(maps, batch.lengths, relevance_row).cpu()
+            roll = relevance_rows(rollout(augmented), batch.lengths, relevance_row).cpu()
         flow, seconds = batch_flow(
-            augmented.double().numpy(),
+            augmented.double().cpu().numpy(),
             lengths.numpy(),
             row=relevance_row,
             solver=flow_solver,
             progress=False,
         )
-        blank = blank_out(model, batch, score)
-        grad, grad_x_input = input_gradients(model, batch, score)
-        predicted = model.predict(output.logits)
+        blank = blank_out(model, batch, score).cpu()
+        grad, grad_x_input = (t.cpu() for t in input_gradients(model, batch, score))
+        predicted = model.predict(output.logits).cpu()
+        batch = on_cpu
         for i, instance_id in enumerate(batch.instance_ids):
             n = int(lengths[i])
             records.append(
@@ -240,8 +245,8 @@ def run_az_analysis(
     from attnexp.data.preprocess import split_frame
     from attnexp.models.checkpoint import load_model
 
-    torch.set_num_threads(threads)
-    loaded = load_model(model)
+    set_threads(threads)
+    loaded = load_model(model, settings.device)
     test = split_frame(pd.read_parquet(instances), "test")
     if settings.n_examples and len(test) > settings.n_examples:
         keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))

@@ -74,7 +74,8 @@ class AdversaryResult:
 def initial_logits(batch: Batch, settings: AdversarySettings, generator: torch.Generator | None = None) -> torch.Tensor:
     """Candidate logits [B, K, L]: init_scale * N(0, 1) (the authors' extra log-uniform constant cancels in the softmax)."""
     size, width = batch.tokens.shape
-    return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator)
+    # drawn on the CPU (the generator's device) whatever the model's device: the same start on CPU and GPU
+    return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator).to(batch.tokens.device)
 
 
 def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
@@ -87,8 +88,9 @@ def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
     k = attention.shape[-2]
     first, second = torch.triu_indices(k, k, offset=1, device=attention.device)
     halves = torch.zeros(len(first), k, dtype=attention.dtype, device=attention.device)
-    halves[torch.arange(len(first)), first] = 0.5
-    halves[torch.arange(len(first)), second] = 0.5
+    pair = torch.arange(len(first), device=attention.device)
+    halves[pair, first] = 0.5
+    halves[pair, second] = 0.5
     attention = attention.clamp(0.0, 1.0)
     self_terms = (attention * torch.log(attention + _EPS)).sum(-1)
     mixture = torch.matmul(halves, attention)
@@ -151,7 +153,7 @@ def adversarial_attention(
         pool_tvd = torch.cat([candidate_tvd, torch.zeros_like(candidate_tvd[:, :1])], dim=1)
         score = pool_jsd.masked_fill(pool_tvd > epsilon, -1.0)
         best = score.argmax(dim=1)
-        rows = torch.arange(batch.size)
+        rows = torch.arange(batch.size, device=pool_jsd.device)
         return AdversaryResult(
             original_attention=original_attention,
             original_output=original_output,

@@ -75,7 +75,7 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     for start in range(0, deleted.size, chunk):
         part = slice_batch(deleted, start, start + chunk)
         changes.append(tvd(model.distribution(model(part).logits), original[instance[start : start + chunk]]))
-    scores = torch.zeros(batch.tokens.shape, dtype=original.dtype)
+    scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
     if changes:
         scores[instance, position] = torch.cat(changes)
     return scores

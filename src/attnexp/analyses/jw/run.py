@@ -19,6 +19,7 @@ from attnexp.analyses.jw.rationale import rationale_recovery
 from attnexp.data.preprocess import split_frame
 from attnexp.io import read_json, write_csv, write_parquet, write_yaml
 from attnexp.models.checkpoint import load_model
+from attnexp.models.device import set_threads
 
 __all__ = ["AnalysisSettings", "run_analyses"]
 
@@ -44,9 +45,9 @@ def run_analyses(
         "attention": labels["attention"],
         "seed": int(labels["seed"]),
     }
-    torch.set_num_threads(threads)
+    set_threads(threads)
     start = time.perf_counter()
-    classifier = load_model(model)
+    classifier = load_model(model, settings.device)
     meta = read_json(meta)
     rows = split_frame(pd.read_parquet(instances), "test")
     seed = labels["seed"]
@@ -68,7 +69,7 @@ def run_analyses(
         outputs["config"],
         {
             **labels,
-            "settings": asdict(settings),
+            "settings": {key: value for key, value in asdict(settings).items() if key != "device"},
             "task": meta["task"],
             "classes": meta["classes"],
             "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),

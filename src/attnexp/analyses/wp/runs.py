@@ -18,6 +18,7 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
+from attnexp.models.device import resolve_device, set_threads
 from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
 
 OUTPUT_SPLITS = DONOR_SPLITS
@@ -33,6 +34,7 @@ def _settings(hyperparameters: dict, seed: int, settings: WPSettings, determinis
         deterministic=deterministic,
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
+        device=resolve_device(settings.device),
     )
 
 
@@ -100,7 +102,7 @@ def run_wp_model(
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
     `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv)."""
-    torch.set_num_threads(threads)
+    set_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     instances, meta = read_preprocessed(instances, meta)
@@ -162,7 +164,7 @@ def run_wp_adversary(
     threads: int = 1,
 ) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4)."""
-    torch.set_num_threads(threads)
+    set_threads(threads)
     instances, meta = read_preprocessed(instances, meta)
     base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
     objective = AdversaryObjective(
@@ -243,8 +245,8 @@ def run_jw_adversary(
 ) -> pd.DataFrame:
     """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `wp.jw_adversary_runs`
     times with different starts; the analyses contract's adversary.parquet columns plus `run`."""
-    torch.set_num_threads(threads)
-    classifier = load_model(model)
+    set_threads(threads)
+    classifier = load_model(model, analysis.device)
     test = split_frame(pd.read_parquet(instances), "test")
     parts = []
     for run in range(settings.jw_adversary_runs):
