@@ -16,8 +16,8 @@ import torch
 
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
-from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.io import write_csv, write_parquet
+from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.models.interface import AttentionModel
 
 METHODS = ("raw", "rollout", "flow")
