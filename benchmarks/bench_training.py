@@ -30,12 +30,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def subset(instances, max_train: int | None):
-    """The first `max_train` training and `max_train // 4` dev instances (all test ones are unused here)."""
+    """The first `max_train` training and `max_train // 4` dev and test instances."""
     if not max_train:
         return instances
     train = instances.index[instances["split"] == "train"][:max_train]
-    dev = instances.index[instances["split"] == "dev"][: max(1, max_train // 4)]
-    return instances.loc[train.union(dev)].reset_index(drop=True)
+    held = [instances.index[instances["split"] == s][: max(1, max_train // 4)] for s in ("dev", "test")]
+    return instances.loc[train.union(held[0]).union(held[1])].reset_index(drop=True)
 
 
 def floor_epoch(model, instances, settings: TrainSettings, device: torch.device) -> float:
@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-train", type=int, nargs="+", default=[0], help="per dataset; 0: all")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--padded-lstm", action="store_true", help="ours with `padded_lstm: true` (the floor: packed)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -107,7 +108,11 @@ def main() -> None:
                 deterministic=True,
                 learning_rate=1e-3,
                 weight_decay=1e-5,
-                **({"device": str(device)} if "device" in TrainSettings.__dataclass_fields__ else {}),
+                **(
+                    {"device": str(device), "padded_lstm": args.padded_lstm}
+                    if "device" in TrainSettings.__dataclass_fields__
+                    else {}
+                ),
             )
             ours, floor = [], []
             for _ in range(args.repeats):

@@ -17,7 +17,7 @@ rule analyze:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        config=config_sections("analyses", "device"),
+        config=config_sections("analyses", "device", "padded_lstm"),
         batch_size=get_analysis_batch_size,
     script:
         "../scripts/analyze.py"

@@ -22,7 +22,7 @@ rule train:
         hyperparameters=get_hyperparameters,
         model_options=config["model"],
         embeddings=get_embeddings,
-        config=config_sections("model_selection", "seeding", "device"),
+        config=config_sections("model_selection", "seeding", "device", "padded_lstm"),
     script:
         "../scripts/train.py"
 

@@ -26,6 +26,7 @@ from attnexp.data.batching import Batch, TensorRows, length_noise_batches
 from attnexp.data.preprocess import positive_class_weight, read_preprocessed, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.device import model_device, resolve_device, set_threads
+from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.interface import AttentionModel
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.seeding import seed_everything
@@ -51,7 +52,8 @@ class TrainSettings:
     deterministic: bool
     learning_rate: float
     weight_decay: float
-    device: str = "cpu"
+    device: str  # "cpu", "cuda", "cuda:N"
+    padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU, equal up to float rounding; not recorded)
 
     @classmethod
     def from_config(cls, config: dict, *, seed: int, hyperparameters: dict | None = None, paper: str = "jw") -> "TrainSettings":
@@ -63,6 +65,7 @@ class TrainSettings:
             "seed": seed,
             "deterministic": config["seeding"]["deterministic"],
             "device": resolve_device(config.get("device", "auto")),
+            "padded_lstm": bool(config.get("padded_lstm", False)),
         }
         if paper == "az":
             train = config["az"]["train"]
@@ -264,7 +267,7 @@ def fit(
     seed_everything(settings.seed, settings.deterministic)
     rng = np.random.default_rng(settings.seed)
     train_rows, test_rows = split_frame(instances, "train"), split_frame(instances, "test")
-    model.to(settings.device)
+    set_padded_lstm(model.to(settings.device), settings.padded_lstm)
     train_tensors, lengths = TensorRows(train_rows), train_rows["length"].to_numpy()
     objective.start(model, instances, train_rows, settings)
     optimizers = _optimizers(model, settings)

@@ -20,6 +20,7 @@ from attnexp.data.preprocess import split_frame
 from attnexp.io import read_json, write_csv, write_parquet, write_yaml
 from attnexp.models.checkpoint import load_model
 from attnexp.models.device import set_threads
+from attnexp.models.encoders import set_padded_lstm
 
 __all__ = ["AnalysisSettings", "run_analyses"]
 
@@ -47,7 +48,7 @@ def run_analyses(
     }
     set_threads(threads)
     start = time.perf_counter()
-    classifier = load_model(model, settings.device)
+    classifier = set_padded_lstm(load_model(model, settings.device), settings.padded_lstm)
     meta = read_json(meta)
     rows = split_frame(pd.read_parquet(instances), "test")
     seed = labels["seed"]
@@ -69,7 +70,7 @@ def run_analyses(
         outputs["config"],
         {
             **labels,
-            "settings": {key: value for key, value in asdict(settings).items() if key != "device"},
+            "settings": {k: v for k, v in asdict(settings).items() if k != "device" and (k != "padded_lstm" or v)},
             "task": meta["task"],
             "classes": meta["classes"],
             "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),

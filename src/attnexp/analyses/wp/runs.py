@@ -35,6 +35,7 @@ def _settings(hyperparameters: dict, seed: int, settings: WPSettings, determinis
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
         device=resolve_device(settings.device),
+        padded_lstm=False,
     )
 
 
