@@ -90,6 +90,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
+    new_fields = {"device": str(device), "padded_lstm": args.padded_lstm}  # absent on main before the device setting
     limits = dict(zip(args.datasets, args.max_train + [args.max_train[-1]] * len(args.datasets), strict=False))
 
     print(f"threads {args.threads}, device {device}, median of {args.repeats}")
