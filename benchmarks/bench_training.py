@@ -109,11 +109,7 @@ def main() -> None:
                 deterministic=True,
                 learning_rate=1e-3,
                 weight_decay=1e-5,
-                **(
-                    {"device": str(device), "padded_lstm": args.padded_lstm}
-                    if "device" in TrainSettings.__dataclass_fields__
-                    else {}
-                ),
+                **(new_fields if "device" in TrainSettings.__dataclass_fields__ else {}),
             )
             ours, floor = [], []
             for _ in range(args.repeats):
