@@ -78,19 +78,26 @@ def initial_logits(batch: Batch, settings: AdversarySettings, generator: torch.G
     return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator).to(batch.tokens.device)
 
 
-def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
+def pair_halves(k: int, dtype: torch.dtype = torch.float32, device=None) -> torch.Tensor:
+    """[K(K-1)/2, K]: 0.5 at the two candidates of each unordered pair (the pair mixtures' weights)."""
+    first, second = torch.triu_indices(k, k, offset=1, device=device)
+    halves = torch.zeros(len(first), k, dtype=dtype, device=device)
+    pair = torch.arange(len(first), device=device)
+    halves[pair, first] = 0.5
+    halves[pair, second] = 0.5
+    return halves
+
+
+def mean_pairwise_jsd(attention: torch.Tensor, halves: torch.Tensor | None = None) -> torch.Tensor:
     """Mean JSD over all K x K ordered pairs of candidates [B, K, L] -> [B], as the authors' diversity term.
 
     Uses JSD(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m (m = (p + q) / 2, 1e-10 inside the logs),
     the same sum as `divergences.jsd` regrouped, over the K(K-1)/2 unordered pairs only (the diagonal is 0
-    and JSD is symmetric); the pair mixtures come from one matrix product.
+    and JSD is symmetric); the pair mixtures come from one matrix product. `halves`: `pair_halves(K)`, passed
+    by a caller that evaluates this many times.
     """
     k = attention.shape[-2]
-    first, second = torch.triu_indices(k, k, offset=1, device=attention.device)
-    halves = torch.zeros(len(first), k, dtype=attention.dtype, device=attention.device)
-    pair = torch.arange(len(first), device=attention.device)
-    halves[pair, first] = 0.5
-    halves[pair, second] = 0.5
+    halves = pair_halves(k, attention.dtype, attention.device) if halves is None else halves
     attention = attention.clamp(0.0, 1.0)
     self_terms = (attention * torch.log(attention + _EPS)).sum(-1)
     mixture = torch.matmul(halves, attention)
@@ -106,14 +113,17 @@ def adversarial_loss(
     original_attention: torch.Tensor,
     original_output: torch.Tensor,
     settings: AdversarySettings,
+    real: torch.Tensor | None = None,
+    halves: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Eq. 2 per instance [B] for candidate logits [B, K, L]."""
-    attention = masked_softmax(logits, batch.real_mask[:, None, :])
+    """Eq. 2 per instance [B] for candidate logits [B, K, L]; `real` (the batch's real_mask [B, 1, L]) and `halves`
+    (`pair_halves(K)`) may be computed once by a caller that evaluates the loss at every step."""
+    attention = masked_softmax(logits, batch.real_mask[:, None, :] if real is None else real)
     change = tvd(model.distribution(model.decode(encoded, attention, batch)), original_output[:, None, :])
     if settings.code_thresholds and not model.is_binary:
         change = 2 * change
     hinge = settings.lam * torch.relu(change - settings.hinge_epsilon(model.config.task))
-    diversity = mean_pairwise_jsd(attention)
+    diversity = mean_pairwise_jsd(attention, halves)
     return (-jsd(attention, original_attention[:, None, :]) + hinge).sum(-1) - diversity
 
 
@@ -132,9 +142,12 @@ def adversarial_attention(
     encoded, original_attention = output.encoded, output.attention
     logits = (initial_logits(batch, settings, generator) if init is None else init.clone()).requires_grad_(True)
     optimizer = torch.optim.Adam([logits], lr=settings.lr, amsgrad=True)
+    real, halves = batch.real_mask[:, None, :], pair_halves(settings.candidates, logits.dtype, logits.device)
     for step in range(settings.steps):
         with torch.enable_grad():
-            loss = adversarial_loss(model, encoded, batch, logits, original_attention, original_output, settings).sum()
+            loss = adversarial_loss(
+                model, encoded, batch, logits, original_attention, original_output, settings, real, halves
+            ).sum()
             (logits.grad,) = torch.autograd.grad(loss, [logits])
         optimizer.step()
         if progress_every and (step + 1) % progress_every == 0:
