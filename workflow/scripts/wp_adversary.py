@@ -16,4 +16,5 @@ with log_to(snakemake.log[0]):
         base_files=dict(snakemake.params.base),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
+        device=snakemake.params.config["device"],
     )

@@ -16,4 +16,5 @@ with log_to(snakemake.log[0]):
         outputs=dict(snakemake.output.items()),
         guide_files=dict(snakemake.input.items()),
         threads=snakemake.threads,
+        device=snakemake.params.config["device"],
     )

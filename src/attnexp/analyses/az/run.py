@@ -42,14 +42,12 @@ class AZSettings:
     cumulative_layer_lists: bool
     flow_solver: str  # scipy | networkx
     rollout_residual: bool
-    device: str = "cpu"  # the resolved top-level `device`
 
     @classmethod
     def from_config(cls, config: Mapping) -> "AZSettings":
         """From the validated config (the schema has filled every default)."""
         section = config[cls.CONFIG_KEY]
-        options = {field.name: section[field.name] for field in fields(cls) if field.name != "device"}
-        return cls(**options, device=resolve_device(config.get("device", "auto")))
+        return cls(**{field.name: section[field.name] for field in fields(cls)})
 
 
 def relevance_and_importance(
@@ -237,8 +235,10 @@ def run_az_analysis(
     settings: AZSettings,
     outputs: Mapping[str, str | Path],
     threads: int = 1,
+    device: str = "auto",
 ) -> None:
-    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split).
+    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split), on
+    `device` (the config's setting, resolved here).
 
     `outputs`: relevance, correlations (parquet), summary, recovery (CSV), as `attnexp.paths.az_files()` names them.
     """
@@ -246,7 +246,7 @@ def run_az_analysis(
     from attnexp.models.checkpoint import load_model
 
     set_threads(threads)
-    loaded = load_model(model, settings.device)
+    loaded = load_model(model, resolve_device(device))
     test = split_frame(pd.read_parquet(instances), "test")
     if settings.n_examples and len(test) > settings.n_examples:
         keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))

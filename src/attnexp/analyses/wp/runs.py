@@ -25,7 +25,7 @@ OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
 
 
-def _settings(hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool) -> TrainSettings:
+def _settings(hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str) -> TrainSettings:
     return TrainSettings(
         epochs=hyperparameters["epochs"],
         batch_size=hyperparameters["batch_size"],
@@ -34,7 +34,7 @@ def _settings(hyperparameters: dict, seed: int, settings: WPSettings, determinis
         deterministic=deterministic,
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
-        device=resolve_device(settings.device),
+        device=resolve_device(device),
         padded_lstm=False,
     )
 
@@ -99,10 +99,12 @@ def run_wp_model(
     outputs: dict,
     guide_files: Files | None = None,
     threads: int = 1,
+    device: str = "auto",
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
-    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv)."""
+    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv);
+    `device`: the config's `device` setting (resolved here, in the job)."""
     set_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -124,7 +126,10 @@ def run_wp_model(
         run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
     print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = fit(
-        model, instances, _settings(hyperparameters, seed, settings, deterministic), Classification(first_epoch_eligible=True)
+        model,
+        instances,
+        _settings(hyperparameters, seed, settings, deterministic, device),
+        Classification(first_epoch_eligible=True),
     )
     return _write_run(model, result, instances, run_config, outputs)
 
@@ -163,6 +168,7 @@ def run_wp_adversary(
     base_files: Files,
     outputs: dict,
     threads: int = 1,
+    device: str = "auto",
 ) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4)."""
     set_threads(threads)
@@ -180,7 +186,7 @@ def run_wp_adversary(
     model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(
-        model, instances, base, _settings(hyperparameters, seed, settings, deterministic), objective
+        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device), objective
     )
     _write_run(model, result, instances, run_config, outputs)
     tvd, divergence = divergences_from_base(base_files, outputs, settings.tvd_binary)

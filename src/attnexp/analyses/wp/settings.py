@@ -53,7 +53,6 @@ class WPSettings:
     seed_plot_variant: str
     jw_adversary_runs: int
     jw_reported: str | None
-    device: str = "cpu"  # the top-level `device` setting, resolved by the job (not recorded in run configs)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "WPSettings":
@@ -75,7 +74,6 @@ class WPSettings:
             seed_plot_variant=section["seed_plot_variant"],
             jw_adversary_runs=int(section["jw_adversary_runs"]),
             jw_reported=section["jw_reported"],
-            device=config.get("device", "auto"),
         )
 
     def lambdas_for(self, dataset: str) -> list[float]:
