@@ -50,6 +50,8 @@ def main() -> None:
         deterministic=True,
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
+        device="cpu",
+        padded_lstm=False,
     )
     quiet = lambda _: None  # noqa: E731
     train = lambda model, instances, settings, progress: fit(  # noqa: E731

@@ -21,7 +21,7 @@ def test_a_csv_dataset_runs_through_every_stage_under_its_own_name(tmp_path):
     config["hyperparameters"] = {NAME: {"embedding_dim": 16, "hidden_size": 8}}
     config["az"]["datasets"] = [NAME]
     config["wp"]["datasets"] = [NAME]
-    dry = snakemake(tmp_path, "--dry-run", "--printshellcmds", config=config)
+    dry = snakemake(tmp_path, "--dry-run", "--quiet", "host", config=config)  # list every job
     assert dry.returncode == 0, dry.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", dry.stdout, flags=re.M))
     for rule in ("preprocess", "train", "train_transformer", "analyze", "az_analyse", "wp_train", "table1", "dataset_figures"):

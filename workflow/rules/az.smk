@@ -47,11 +47,12 @@ rule az_analyse:
         **AZ_WILDCARDS,
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["analysis"]
     resources:
         **RESOURCES["heavy"],
+        **GPU,
     params:
-        config=config_sections("az"),
+        config=config_sections("az", "device"),
     script:
         "../scripts/az_analyse.py"
 

@@ -13,6 +13,7 @@ from attnexp.datasets import DATASETS, get_dataset, policy
 from attnexp.datasets.acquire import DOWNLOADS
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
+from attnexp.models.device import gpu_jobs
 
 try:
     validate_config(
@@ -70,6 +71,19 @@ RESOURCES = {
     "preprocess": {"mem_mb": _by_data(1000, 8000), "runtime": _by_data(10, 120)},
     "train": {"mem_mb": _by_data(2000, 8000), "runtime": _by_data(30, 720)},
 }
+
+
+# GPU-capable jobs (training, the J&W and A&Z analyses, the W&P runs) declare `resources: **GPU`: gpu=1 when
+# `device` resolves to CUDA here (or `gpu_jobs: true`), so `--resources gpu=1` runs them one at a time and
+# profiles/slurm sends exactly them to a GPU partition; nothing on a CPU-only machine. `device: cuda` without
+# a GPU stops here, before any job. THREADS: `threads:` per kind of job (config `threads`).
+try:
+    GPU = {"gpu": 1} if gpu_jobs(config["device"], config["gpu_jobs"]) else {}
+except ConfigError as err:
+    raise WorkflowError(
+        f"{err}\nFix config/config.yaml (or the file given with --configfile)."
+    ) from None
+THREADS = config["threads"]
 
 
 # Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"),

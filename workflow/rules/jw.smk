@@ -12,11 +12,12 @@ rule analyze:
         paths.log("analyses", "{dataset}/{encoder}-{attention}/seed{seed}"),
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["analysis"]
     resources:
         **RESOURCES["analysis"],
+        **GPU,
     params:
-        config=config_sections("analyses"),
+        config=config_sections("analyses", "device", "padded_lstm"),
         batch_size=get_analysis_batch_size,
     script:
         "../scripts/analyze.py"

@@ -14,15 +14,15 @@ rule train:
         attention="|".join(names.ATTENTIONS),
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["train"]
     resources:
         **RESOURCES["train"],
-        gpu=0,  # attnexp.models.train runs on CPU; profiles/slurm shows how to request a GPU
+        **GPU,
     params:
         hyperparameters=get_hyperparameters,
         model_options=config["model"],
         embeddings=get_embeddings,
-        config=config_sections("model_selection", "seeding"),
+        config=config_sections("model_selection", "seeding", "device", "padded_lstm"),
     script:
         "../scripts/train.py"
 
@@ -39,11 +39,12 @@ rule train_transformer:
         attention="|".join(names.TRANSFORMER_ATTENTIONS),
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["train"]
     resources:
         **RESOURCES["heavy"],
+        **GPU,
     params:
         model_options=config["az"]["model"],
-        config=config_sections("az", "model_selection", "seeding"),
+        config=config_sections("az", "model_selection", "seeding", "device"),
     script:
         "../scripts/az_train.py"

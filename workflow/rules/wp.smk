@@ -12,13 +12,14 @@ rule wp_train:
         paths.log("wp", "{dataset}/{variant}/seed{seed}"),
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["train"]
     resources:
         **RESOURCES["analysis"],
+        **GPU,
     params:
         hyperparameters=get_hyperparameters,
         embeddings=get_embeddings,
-        config=config_sections("wp", "model", "seeding"),
+        config=config_sections("wp", "model", "seeding", "device"),
     script:
         "../scripts/wp_train.py"
 
@@ -32,14 +33,15 @@ rule wp_adversary:
         paths.log("wp", "{dataset}/adversarial/seed{seed}/lambda{lam}"),
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["train"]
     resources:
         **RESOURCES["heavy"],
+        **GPU,
     params:
         hyperparameters=get_hyperparameters,
         base=get_wp_base,
         embeddings=get_embeddings,
-        config=config_sections("wp", "model", "seeding"),
+        config=config_sections("wp", "model", "seeding", "device"),
     script:
         "../scripts/wp_adversary.py"
 
@@ -73,12 +75,13 @@ rule wp_jw_adversary:
         paths.log("wp", "{dataset}/base/seed{seed}/jw_adversary"),
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["analysis"]
     resources:
         **RESOURCES["analysis"],
+        **GPU,
     params:
         batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
-        config=config_sections("wp", "analyses"),
+        config=config_sections("wp", "analyses", "device"),
     script:
         "../scripts/wp_jw_adversary.py"
 

@@ -9,4 +9,5 @@ with log_to(snakemake.log[0]):
         settings=AZSettings.from_config(snakemake.params.config),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
+        device=snakemake.params.config["device"],
     )

@@ -17,4 +17,5 @@ with log_to(snakemake.log[0]):
         outputs=dict(snakemake.output.items()),
         embeddings=dict(snakemake.params.embeddings),
         threads=snakemake.threads,
+        device=snakemake.params.config["device"],
     )

@@ -17,4 +17,5 @@ with log_to(snakemake.log[0]):
         embeddings=dict(snakemake.params.embeddings),
         guide_files=dict(snakemake.input.items()),
         threads=snakemake.threads,
+        device=snakemake.params.config["device"],
     )

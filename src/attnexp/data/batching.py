@@ -87,6 +87,43 @@ def collate(rows: pd.DataFrame, extra_padding: int = 0) -> Batch:
     )
 
 
+class TensorRows:
+    """Rows of `instances.parquet` turned into tensors once, so that any batch of them is collated by indexing
+    and one padding call instead of per-batch DataFrame work (training draws new batches every epoch).
+    `batch(index)` equals `collate(rows.iloc[index])` exactly."""
+
+    def __init__(self, rows: pd.DataFrame):
+        self.tokens = [torch.from_numpy(np.array(t, dtype=np.int64)) for t in rows["tokens"]]
+        self.lengths = torch.tensor([len(t) for t in self.tokens], dtype=torch.long)
+        self.labels = torch.tensor(rows["label"].to_numpy(dtype=np.int64))
+        self.instance_ids = list(rows["instance_id"])
+        self.question = None
+        if "question" in rows and rows["question"].notna().all():
+            self.question = [torch.from_numpy(np.array(q, dtype=np.int64)) for q in rows["question"]]
+            self.question_lengths = torch.tensor([len(q) for q in self.question], dtype=torch.long)
+        self.candidates = (
+            torch.as_tensor(np.stack(rows["candidates"].to_list()), dtype=torch.bool) if "candidates" in rows else None
+        )
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def batch(self, index: np.ndarray) -> Batch:
+        """The Batch of the rows at positions `index`, in that order."""
+        index = np.asarray(index)
+        rows = torch.from_numpy(index.astype(np.int64, copy=False))
+        pad = lambda seqs: torch.nn.utils.rnn.pad_sequence([seqs[i] for i in index], batch_first=True, padding_value=PAD)  # noqa: E731
+        return Batch(
+            tokens=pad(self.tokens),
+            lengths=self.lengths[rows],
+            labels=self.labels[rows],
+            instance_ids=[self.instance_ids[i] for i in index],
+            question=None if self.question is None else pad(self.question),
+            question_lengths=None if self.question is None else self.question_lengths[rows],
+            candidates=None if self.candidates is None else self.candidates[rows],
+        )
+
+
 def length_noise_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """J&W's training order: sort by length + integer noise in [floor(-0.1 l), ceil(0.1 l)), cut, shuffle batches.
 

@@ -55,14 +55,15 @@ def checkpoint_kind(checkpoint: dict) -> str:
     return "transformer" if checkpoint["config"]["encoder"] == "transformer" else "classifier"
 
 
-def load_model(path) -> AttentionModel:
-    """The model saved at `path`, in eval mode (J&W classifier, A&Z Transformer or Hugging Face model)."""
+def load_model(path, device: str = "cpu") -> AttentionModel:
+    """The model saved at `path` (on any device), in eval mode on `device` (J&W classifier, A&Z Transformer or
+    Hugging Face model)."""
     checkpoint = read_checkpoint(path)
     kind = checkpoint_kind(checkpoint)
     if kind == "hf":  # a Hugging Face model (models.hf; imports transformers only here)
         from attnexp.models.hf import from_checkpoint
 
-        return from_checkpoint(checkpoint)
+        return from_checkpoint(checkpoint).to(device)
     if kind not in KINDS:
         where = LOADED_ELSEWHERE.get(kind, "the loader of the code that saved it")
         raise ValueError(
@@ -72,7 +73,7 @@ def load_model(path) -> AttentionModel:
     model_class, config_class = KINDS[kind]
     model = model_class(config_class(**checkpoint["config"]))
     model.load_state_dict(checkpoint["state_dict"])
-    return model.eval()
+    return model.to(device).eval()
 
 
 def write_run(outputs: dict, model: AttentionModel, history: pd.DataFrame, run_config: dict, metrics: dict) -> None:

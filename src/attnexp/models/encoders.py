@@ -16,12 +16,39 @@ def _padding_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
 
 
 class LSTMEncoder(nn.Module):
+    """BiLSTM over packed sequences, or (`padded`, a run-time switch: `set_padded_lstm`) over the padded batch with
+    each sequence reversed within its length for the backward direction: the same function, equal up to float
+    rounding (~1e-7), and on the CPU several times faster to differentiate on long sequences, where torch's
+    packed-LSTM backward is slow (8x at 216 tokens)."""
+
     def __init__(self, embedding_dim: int, hidden_size: int = 128):
         super().__init__()
         self.rnn = nn.LSTM(embedding_dim, hidden_size, batch_first=True, bidirectional=True)
         self.output_size = 2 * hidden_size
+        self.padded = False
+
+    def _padded_forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        size, width, _ = embedded.shape
+        lengths = lengths.to(embedded.device)
+        positions = torch.arange(width, device=embedded.device)[None, :]
+        valid = positions < lengths[:, None]
+        reverse = torch.where(valid, lengths[:, None] - 1 - positions, positions)  # an involution
+        zeros = embedded.new_zeros(1, size, self.rnn.hidden_size)
+        weights = self.rnn._flat_weights
+
+        def direction(inputs: torch.Tensor, params: list) -> torch.Tensor:
+            return torch._VF.lstm(inputs, (zeros, zeros), params, True, 1, 0.0, self.training, False, True)[0]
+
+        forward = direction(embedded, weights[:4])
+        flip = lambda t: t.gather(1, reverse[..., None].expand_as(t))  # noqa: E731
+        backward = flip(direction(flip(embedded), weights[4:]))
+        hidden = torch.cat([forward, backward], dim=-1) * valid[..., None]
+        last = forward.gather(1, (lengths - 1)[:, None, None].expand(size, 1, forward.shape[-1]))[:, 0]
+        return hidden, torch.cat([last, backward[:, 0]], dim=-1)
 
     def forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.padded:
+            return self._padded_forward(embedded, lengths)
         packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
         output, (h_n, _) = self.rnn(packed)
         hidden, _ = pad_packed_sequence(output, batch_first=True, total_length=embedded.shape[1])
@@ -61,6 +88,14 @@ class AverageEncoder(nn.Module):
         if self.mean_includes_padding:
             return hidden, torch.tanh(self.projection(embedded)).mean(dim=1)
         return hidden, hidden.sum(dim=1) / lengths[:, None].to(hidden.dtype)
+
+
+def set_padded_lstm(model: nn.Module, padded: bool) -> nn.Module:
+    """Switch every BiLSTM encoder of `model` to the padded (True) or packed (False) computation; returns `model`."""
+    for module in model.modules():
+        if isinstance(module, LSTMEncoder):
+            module.padded = padded
+    return model
 
 
 def build_encoder(

@@ -26,9 +26,11 @@ import pandas as pd
 import torch
 from torch import nn
 
-from attnexp.data.batching import Batch, collate, length_noise_batches, sequential_batches
+from attnexp.data.batching import Batch, TensorRows, length_noise_batches
 from attnexp.data.preprocess import positive_class_weight, read_preprocessed, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.models.device import model_device, resolve_device, set_threads
+from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.interface import AttentionModel
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.seeding import seed_everything
@@ -43,7 +45,8 @@ PAPERS = ("jw", "wp", "az")
 class TrainSettings:
     """How one model is trained. J&W and W&P runs take `epochs` and `batch_size` from the dataset (registry
     values, overridden under `hyperparameters.<dataset>`), the Transformer from `az.train`; `select_on` is
-    `model_selection.split` (W&P: `wp.select_on`), `deterministic` is `seeding.deterministic`."""
+    `model_selection.split` (W&P: `wp.select_on`), `deterministic` is `seeding.deterministic`, `device` the
+    resolved top-level `device` ("cpu", "cuda", "cuda:N"; `models.device.resolve_device`)."""
 
     CONFIG_KEY: ClassVar[str] = "hyperparameters"
     epochs: int
@@ -53,6 +56,8 @@ class TrainSettings:
     deterministic: bool
     learning_rate: float
     weight_decay: float
+    device: str  # "cpu", "cuda", "cuda:N"
+    padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU, equal up to float rounding; not recorded)
 
     @classmethod
     def from_config(cls, config: dict, *, seed: int, hyperparameters: dict | None = None, paper: str = "jw") -> "TrainSettings":
@@ -60,7 +65,12 @@ class TrainSettings:
         need the dataset's resolved `hyperparameters` (epochs, batch_size, ...)."""
         if paper not in PAPERS:
             raise ValueError(f"unknown paper {paper!r}; choose one of {PAPERS}")
-        common = {"seed": seed, "deterministic": config["seeding"]["deterministic"]}
+        common = {
+            "seed": seed,
+            "deterministic": config["seeding"]["deterministic"],
+            "device": resolve_device(config.get("device", "auto")),
+            "padded_lstm": bool(config.get("padded_lstm", False)),
+        }
         if paper == "az":
             train = config["az"]["train"]
             return cls(
@@ -133,6 +143,7 @@ class Classification:
     def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings) -> None:
         self.task, self.select_on = model.config.task, settings.select_on
         self.select_rows = split_frame(instances, settings.select_on)
+        self.select_batches = evaluation_batches(self.select_rows, settings.device)
         self.pos_weight = positive_class_weight(train_rows["label"].to_numpy()) if self.task == "bc" else None
         self.cross_entropy = nn.CrossEntropyLoss()
 
@@ -147,7 +158,7 @@ class Classification:
     def evaluate(self, model: AttentionModel, train_loss: float) -> tuple[float, dict]:
         labels = self.select_rows["label"].to_numpy()
         score = selection_metric(
-            self.task, classification_metrics(self.task, labels, predict_distribution(model, self.select_rows))
+            self.task, classification_metrics(self.task, labels, predict_batches(model, self.select_batches))
         )
         return score, {"train_loss": train_loss, f"{self.select_on}_{self._metric[0]}": score}
 
@@ -253,12 +264,26 @@ def model_from_options(
     )
 
 
+EVALUATION_BATCH_SIZE = 128
+
+
+def evaluation_batches(rows: pd.DataFrame, device: str = "cpu", batch_size: int = EVALUATION_BATCH_SIZE) -> list[Batch]:
+    """The rows in their order as batches on `device`, collated once for every epoch's evaluation."""
+    tensors = TensorRows(rows)
+    return [tensors.batch(np.arange(i, min(i + batch_size, len(rows)))).to(device) for i in range(0, len(rows), batch_size)]
+
+
 @torch.no_grad()
-def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: int = 128) -> np.ndarray:
-    """Output distributions [N, C] for the rows, in their order."""
+def predict_batches(model: AttentionModel, batches: list[Batch]) -> np.ndarray:
+    """Output distributions [N, C] (on the CPU) for the batches' rows, in their order."""
     model.eval()
-    parts = [model.distribution(model(b).logits) for b in sequential_batches(rows, batch_size)]
-    return torch.cat(parts).numpy() if parts else np.zeros((0, model.config.n_classes))
+    parts = [model.distribution(model(b).logits) for b in batches]
+    return torch.cat(parts).cpu().numpy() if parts else np.zeros((0, model.config.n_classes))
+
+
+def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: int = EVALUATION_BATCH_SIZE) -> np.ndarray:
+    """Output distributions [N, C] for the rows, in their order (on the model's device)."""
+    return predict_batches(model, evaluation_batches(rows, str(model_device(model)), batch_size))
 
 
 def _optimizers(model: AttentionModel, settings: TrainSettings) -> list[torch.optim.Optimizer]:
@@ -287,6 +312,8 @@ def fit(
     seed_everything(settings.seed, settings.deterministic)
     rng = np.random.default_rng(settings.seed)
     train_rows, test_rows = split_frame(instances, "train"), split_frame(instances, "test")
+    set_padded_lstm(model.to(settings.device), settings.padded_lstm)
+    train_tensors, lengths = TensorRows(train_rows), train_rows["length"].to_numpy() + 2  # L = n + 2 (markers)
     objective.start(model, instances, train_rows, settings)
     optimizers = _optimizers(model, settings)
 
@@ -296,8 +323,8 @@ def fit(
         start = time.perf_counter()
         model.train()
         total_loss = 0.0
-        for index in length_noise_batches(train_rows["length"].to_numpy() + 2, settings.batch_size, rng):  # L = n + 2
-            loss = objective.loss(model, collate(train_rows.iloc[index]))
+        for index in length_noise_batches(lengths, settings.batch_size, rng):
+            loss = objective.loss(model, train_tensors.batch(index).to(settings.device))
             if objective.finite_loss and not torch.isfinite(loss):
                 raise FloatingPointError(f"{objective.name} loss is not finite in epoch {epoch + 1}")
             for opt in optimizers:
@@ -325,7 +352,7 @@ def fit(
         model.load_state_dict(best_state)
     model.eval()
     test_metrics = classification_metrics(
-        model.config.task, test_rows["label"].to_numpy(), predict_distribution(model, test_rows)
+        model.config.task, test_rows["label"].to_numpy(), predict_batches(model, evaluation_batches(test_rows, settings.device))
     )
     test_metrics["best_epoch"] = best_epoch
     if objective.patience is not None:
@@ -369,7 +396,7 @@ def run_training(
     """
     from attnexp.models.checkpoint import write_run
 
-    torch.set_num_threads(threads)
+    set_threads(threads)
     seed = settings.seed
     instances, meta = read_preprocessed(instances, meta)
     source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
@@ -414,7 +441,7 @@ def run_transformer_training(
     from attnexp.models.checkpoint import write_run
     from attnexp.models.transformer import ENCODER, build_transformer
 
-    torch.set_num_threads(threads)
+    set_threads(threads)
     seed = settings.seed
     instances, meta = read_preprocessed(instances, meta)
     longest = int(instances["tokens"].map(len).max())

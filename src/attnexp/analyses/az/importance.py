@@ -37,7 +37,7 @@ def blank_out(
     """
     size, width = batch.tokens.shape
     base = gold_score(model, model(batch).logits, batch.labels, score)
-    variants = batch.select(torch.arange(batch.size).repeat_interleave(width))
+    variants = batch.select(torch.arange(batch.size, device=batch.tokens.device).repeat_interleave(width))
     eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
     variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
     config = model.config

@@ -17,6 +17,7 @@ import torch
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
 from attnexp.io import read_csv, read_parquet, write_csv, write_json, write_parquet
+from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.models.interface import AttentionModel
 
 METHODS = ("raw", "rollout", "flow")
@@ -83,28 +84,31 @@ def relevance_and_importance(
 
     blank = getattr(model, "blank_id", UNK) if blank is None else blank
     model.eval()
+    device = model_device(model)
     records = []
-    for number, batch in enumerate(sequential_batches(rows, batch_size)):
+    for number, on_cpu in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
-        lengths = input_lengths(model, batch)
+        batch = on_cpu.to(device)
+        lengths = input_lengths(model, on_cpu)  # on the CPU, as the flow and the records need them
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
             averaged = head_average(maps)
             augmented = residual_augment(averaged)  # flow capacities: always Â = 0.5 W + 0.5 I (§3.5)
-            raw = raw_relevance(maps, lengths, relevance_row)
+            raw = raw_relevance(maps, lengths.to(device), relevance_row).cpu()
             rolled = rollout(residual_augment(averaged, rollout_residual))  # the ablation changes rollout only
-            roll = relevance_rows(rolled, lengths, relevance_row)
+            roll = relevance_rows(rolled, lengths.to(device), relevance_row).cpu()
         flow, seconds = batch_flow(
-            augmented.double().numpy(),
+            augmented.double().cpu().numpy(),
             lengths.numpy(),
             row=relevance_row,
             solver=flow_solver,
             progress=False,
         )
-        blank_scores = blank_out(model, batch, score, blank)
-        grad, grad_x_input = input_gradients(model, batch, score)
-        predicted = model.predict(output.logits)
+        blank_scores = blank_out(model, batch, score, blank).cpu()
+        grad, grad_x_input = (t.cpu() for t in input_gradients(model, batch, score))
+        predicted = model.predict(output.logits).cpu()
+        batch = on_cpu
         for i, instance_id in enumerate(batch.instance_ids):
             n = int(lengths[i])
             records.append(
@@ -254,8 +258,10 @@ def run_az_analysis(
     outputs: Mapping[str, str | Path],
     threads: int = 1,
     task: str | None = None,
+    device: str = "auto",
 ) -> None:
-    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split).
+    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split), on
+    `device` (the config's setting, resolved here).
 
     `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds per example, JSON),
     as `attnexp.paths.az_files()` names them.
@@ -264,8 +270,8 @@ def run_az_analysis(
     from attnexp.data.preprocess import split_frame
     from attnexp.models.checkpoint import load_model
 
-    torch.set_num_threads(threads)
-    loaded = load_model(model)
+    set_threads(threads)
+    loaded = load_model(model, resolve_device(device))
     test = split_frame(read_parquet(instances), "test")
     if settings.n_examples and len(test) > settings.n_examples:
         keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))

@@ -87,26 +87,36 @@ def initial_logits(
     start of an instance does not depend on which instances share its batch (`analyses.memory_budget_mb`);
     otherwise one draw from `generator` for the whole batch."""
     size, width = batch.tokens.shape
+    # drawn on the CPU (the generators' device) whatever the model's device: the same start on CPU and GPU
+    device = batch.tokens.device
     if seed is None:
-        return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator)
+        return settings.init_scale * torch.randn(size, settings.candidates, width, generator=generator).to(device)
     logits = torch.zeros(size, settings.candidates, width)
     for row, (instance_id, length) in enumerate(zip(batch.instance_ids, batch.lengths.tolist(), strict=True)):
         logits[row, :, :length] = torch.randn(settings.candidates, length, generator=instance_generator(seed, instance_id))
-    return settings.init_scale * logits
+    return settings.init_scale * logits.to(device)
 
 
-def mean_pairwise_jsd(attention: torch.Tensor) -> torch.Tensor:
+def pair_halves(k: int, dtype: torch.dtype = torch.float32, device=None) -> torch.Tensor:
+    """[K(K-1)/2, K]: 0.5 at the two candidates of each unordered pair (the pair mixtures' weights)."""
+    first, second = torch.triu_indices(k, k, offset=1, device=device)
+    halves = torch.zeros(len(first), k, dtype=dtype, device=device)
+    pair = torch.arange(len(first), device=device)
+    halves[pair, first] = 0.5
+    halves[pair, second] = 0.5
+    return halves
+
+
+def mean_pairwise_jsd(attention: torch.Tensor, halves: torch.Tensor | None = None) -> torch.Tensor:
     """Mean JSD over all K x K ordered pairs of candidates [B, K, L] -> [B], as the authors' diversity term.
 
     Uses JSD(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m (m = (p + q) / 2, 1e-10 inside the logs),
     the same sum as `divergences.jsd` regrouped, over the K(K-1)/2 unordered pairs only (the diagonal is 0
-    and JSD is symmetric); the pair mixtures come from one matrix product.
+    and JSD is symmetric); the pair mixtures come from one matrix product. `halves`: `pair_halves(K)`, passed
+    by a caller that evaluates this many times.
     """
     k = attention.shape[-2]
-    first, second = torch.triu_indices(k, k, offset=1, device=attention.device)
-    halves = torch.zeros(len(first), k, dtype=attention.dtype, device=attention.device)
-    halves[torch.arange(len(first)), first] = 0.5
-    halves[torch.arange(len(first)), second] = 0.5
+    halves = pair_halves(k, attention.dtype, attention.device) if halves is None else halves
     attention = attention.clamp(0.0, 1.0)
     self_terms = (attention * torch.log(attention + _EPS)).sum(-1)
     mixture = torch.matmul(halves, attention)
@@ -122,14 +132,17 @@ def adversarial_loss(
     original_attention: torch.Tensor,
     original_output: torch.Tensor,
     settings: AdversarySettings,
+    real: torch.Tensor | None = None,
+    halves: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Eq. 2 per instance [B] for candidate logits [B, K, L]."""
-    attention = masked_softmax(logits, batch.real_mask[:, None, :])
+    """Eq. 2 per instance [B] for candidate logits [B, K, L]; `real` (the batch's real_mask [B, 1, L]) and `halves`
+    (`pair_halves(K)`) may be computed once by a caller that evaluates the loss at every step."""
+    attention = masked_softmax(logits, batch.real_mask[:, None, :] if real is None else real)
     change = tvd(model.distribution(model.decode(encoded, attention, batch)), original_output[:, None, :])
     if settings.code_thresholds and not model.is_binary:
         change = 2 * change
     hinge = settings.lam * torch.relu(change - settings.hinge_epsilon(model.config.task))
-    diversity = mean_pairwise_jsd(attention)
+    diversity = mean_pairwise_jsd(attention, halves)
     return (-jsd(attention, original_attention[:, None, :]) + hinge).sum(-1) - diversity
 
 
@@ -151,9 +164,12 @@ def adversarial_attention(
     encoded, original_attention = output.encoded, output.attention
     logits = (initial_logits(batch, settings, generator, seed) if init is None else init.clone()).requires_grad_(True)
     optimizer = torch.optim.Adam([logits], lr=settings.lr, amsgrad=True)
+    real, halves = batch.real_mask[:, None, :], pair_halves(settings.candidates, logits.dtype, logits.device)
     for step in range(settings.steps):
         with torch.enable_grad():
-            loss = adversarial_loss(model, encoded, batch, logits, original_attention, original_output, settings).sum()
+            loss = adversarial_loss(
+                model, encoded, batch, logits, original_attention, original_output, settings, real, halves
+            ).sum()
             (logits.grad,) = torch.autograd.grad(loss, [logits])
         optimizer.step()
         if progress_every and (step + 1) % progress_every == 0:
@@ -172,7 +188,7 @@ def adversarial_attention(
         pool_tvd = torch.cat([candidate_tvd, torch.zeros_like(candidate_tvd[:, :1])], dim=1)
         score = pool_jsd.masked_fill(pool_tvd > epsilon, -1.0)
         best = score.argmax(dim=1)
-        rows = torch.arange(batch.size)
+        rows = torch.arange(batch.size, device=pool_jsd.device)
         return AdversaryResult(
             original_attention=original_attention,
             original_output=original_output,

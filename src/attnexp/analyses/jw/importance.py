@@ -8,7 +8,6 @@ gradient, all deletions of a batch as one tensor (chunked to a memory budget) fo
 from dataclasses import replace
 
 import torch
-from captum.attr import IntegratedGradients
 
 from attnexp.analyses.divergences import tvd
 from attnexp.data.batching import Batch
@@ -75,7 +74,7 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     for start in range(0, deleted.size, chunk):
         part = slice_batch(deleted, start, start + chunk)
         changes.append(tvd(model.distribution(model(part).logits), original[instance[start : start + chunk]]))
-    scores = torch.zeros(batch.tokens.shape, dtype=original.dtype)
+    scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
     if changes:
         scores[instance, position] = torch.cat(changes)
     return scores
@@ -87,6 +86,8 @@ def integrated_gradients(model: AttentionModel, batch: Batch, steps: int, intern
     The whole model (attention included, and the QA candidate mask) is differentiated; [SOS], [EOS] and PAD
     stay fixed, so the attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient.
     """
+    from captum.attr import IntegratedGradients  # here: importing captum costs every job that imports this module ~1 s
+
     with torch.no_grad():
         target = 1 if model.is_binary else model.predict(model(batch).logits)
     embedded = model.embed(batch.tokens).detach()

@@ -2,7 +2,7 @@
 batched; the layer that run.py (the per-model driver) and the W&P stage share."""
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -14,6 +14,7 @@ from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attenti
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
 from attnexp.data.batching import Batch, sequential_batches
+from attnexp.models.device import model_device, resolve_device
 from attnexp.models.interface import AttentionModel
 
 
@@ -31,6 +32,8 @@ class AnalysisSettings:
     bc_loo: bool  # quirk: false (the released code skips LOO for BC)
     nan_policy: str  # `analyses.kendall.nan_policy`; quirk: propagate
     adversary: AdversarySettings
+    device: str = "cpu"  # the resolved top-level `device` (not recorded: CPU outputs do not depend on it)
+    padded_lstm: bool = False  # top-level `padded_lstm`: BiLSTMs over the padded batch (recorded when true)
 
     @classmethod
     def from_config(cls, config: Mapping, batch_size: int) -> "AnalysisSettings":
@@ -44,12 +47,14 @@ class AnalysisSettings:
             bc_loo=section["bc_loo"],
             nan_policy=section["kendall"]["nan_policy"],
             adversary=AdversarySettings.from_config(section),
+            device=resolve_device(config.get("device", "auto")),
+            padded_lstm=bool(config.get("padded_lstm", False)),
         )
 
 
 def real_tokens(scores: torch.Tensor, batch: Batch) -> list[list[float]]:
     """Per-instance lists of the scores at positions 1 .. length-2."""
-    return [row[1 : int(n) - 1].tolist() for row, n in zip(scores.double(), batch.lengths, strict=True)]
+    return [row[1 : int(n) - 1].tolist() for row, n in zip(scores.double().cpu(), batch.lengths.tolist(), strict=True)]
 
 
 def _progress(name: str, done: int, total: int, start: float) -> None:
@@ -60,7 +65,7 @@ def importance_table(model: AttentionModel, rows: pd.DataFrame, settings: Analys
     """One row per instance: prediction, attention and the gradient, LOO and IG scores over real tokens."""
     run_loo = settings.bc_loo or not model.is_binary
     parts, start = [], time.perf_counter()
-    for batch in sequential_batches(rows, settings.batch_size):
+    for batch in _batches(model, rows, settings.batch_size):
         with torch.no_grad():
             output = model(batch)
         loo = leave_one_out(model, batch, settings.memory_budget_mb) if run_loo else torch.full(batch.tokens.shape, float("nan"))
@@ -92,15 +97,21 @@ def instance_columns(model: AttentionModel, batch: Batch, output) -> dict:
     }
 
 
+def _batches(model: AttentionModel, rows: pd.DataFrame, batch_size: int) -> Iterator[Batch]:
+    """The rows in their order as batches on the model's device."""
+    device = model_device(model)
+    return (batch.to(device) for batch in sequential_batches(rows, batch_size))
+
+
 def permutation_table(
     model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings, generator: torch.Generator
 ) -> pd.DataFrame:
     parts, start = [], time.perf_counter()
-    for batch in sequential_batches(rows, settings.batch_size):
+    for batch in _batches(model, rows, settings.batch_size):
         with torch.no_grad():
             output = model(batch)
         permutations = sample_permutations(batch, settings.permutations, generator)
-        changes = permutation_output_changes(model, batch, permutations, settings.memory_budget_mb).double().numpy()
+        changes = permutation_output_changes(model, batch, permutations, settings.memory_budget_mb).double().cpu().numpy()
         parts.append(
             pd.DataFrame(
                 {
@@ -125,7 +136,7 @@ def adversary_table(model: AttentionModel, rows: pd.DataFrame, settings: Analysi
     """One row per instance: the epsilon-max adversarial attention and its output. Random starts are drawn per
     instance from (seed, instance id), so the memory budget's chunking changes no start."""
     parts, start = [], time.perf_counter()
-    for batch in sequential_batches(rows, adversary_rows_per_chunk(rows, settings)):
+    for batch in _batches(model, rows, adversary_rows_per_chunk(rows, settings)):
         result = adversarial_attention(model, batch, settings.adversary, progress_every=100, seed=seed)
         with torch.no_grad():
             predicted = model.predict(model(batch).logits)
@@ -137,8 +148,8 @@ def adversary_table(model: AttentionModel, rows: pd.DataFrame, settings: Analysi
                     "label": batch.labels.tolist(),
                     "predicted": predicted.tolist(),
                     "max_attention": result.original_attention.max(dim=-1).values.double().tolist(),
-                    "emax_jsd": result.emax_jsd.double().numpy(),
-                    "emax_tvd": (0.5 * (result.emax_output - result.original_output).abs().sum(-1)).double().numpy(),
+                    "emax_jsd": result.emax_jsd.double().cpu().numpy(),
+                    "emax_tvd": (0.5 * (result.emax_output - result.original_output).abs().sum(-1)).double().cpu().numpy(),
                     "adversarial_attention": real_tokens(result.emax_attention, batch),
                     "adversarial_output": result.emax_output.double().tolist(),
                     "original_output": result.original_output.double().tolist(),

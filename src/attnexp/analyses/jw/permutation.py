@@ -18,17 +18,17 @@ def sample_permutations(batch: Batch, n_permutations: int, generator: torch.Gene
     """
     real = batch.real_mask
     size, width = real.shape
-    keys = torch.rand(size, n_permutations, width, generator=generator)
+    keys = torch.rand(size, n_permutations, width, generator=generator).to(real.device)  # CPU draws on any device
     keys = keys.masked_fill(~real[:, None, :], float("inf"))
     order = keys.argsort(dim=-1)  # the first n_b entries are the real positions, shuffled
     shifted = torch.cat([order.new_zeros(size, n_permutations, 1), order[..., :-1]], dim=-1)
-    identity = torch.arange(width).expand(size, n_permutations, width)
+    identity = torch.arange(width, device=real.device).expand(size, n_permutations, width)
     return torch.where(real[:, None, :], shifted, identity)
 
 
 def identity_permutations(batch: Batch, n_permutations: int = 1) -> torch.Tensor:
     width = batch.tokens.shape[1]
-    return torch.arange(width).expand(batch.size, n_permutations, width).clone()
+    return torch.arange(width, device=batch.tokens.device).expand(batch.size, n_permutations, width).clone()
 
 
 @torch.no_grad()

@@ -19,6 +19,8 @@ from attnexp.analyses.jw.rationale import rationale_recovery
 from attnexp.data.preprocess import split_frame
 from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
 from attnexp.models.checkpoint import load_model
+from attnexp.models.device import set_threads
+from attnexp.models.encoders import set_padded_lstm
 from attnexp.provenance import code_version
 
 __all__ = ["AnalysisSettings", "run_analyses"]
@@ -48,9 +50,9 @@ def run_analyses(
         "attention": labels["attention"],
         "seed": int(labels["seed"]),
     }
-    torch.set_num_threads(threads)
+    set_threads(threads)
     start = time.perf_counter()
-    classifier = load_model(model)
+    classifier = set_padded_lstm(load_model(model, settings.device), settings.padded_lstm)
     meta = read_json(meta)
     rows = split_frame(read_parquet(instances), "test")
     seed = labels["seed"]
@@ -76,7 +78,7 @@ def run_analyses(
         outputs["config"],
         {
             **labels,
-            "settings": asdict(settings),
+            "settings": {k: v for k, v in asdict(settings).items() if k != "device" and (k != "padded_lstm" or v)},
             **({} if adversary else {"adversary": "skipped: the model's heads share no single attention vector"}),
             "task": meta["task"],
             "classes": meta["classes"],

@@ -16,7 +16,8 @@ from attnexp.analyses.wp.donors import DonorTable
 from attnexp.data.batching import Batch, sequential_batches
 from attnexp.data.preprocess import positive_class_weight
 from attnexp.models.classifier import AttentionClassifier
-from attnexp.models.train import TrainResult, TrainSettings, fit
+from attnexp.models.device import model_device
+from attnexp.models.train import TrainResult, TrainSettings, evaluation_batches, fit
 
 TVD_BINARY = ("full", "half")
 
@@ -52,13 +53,19 @@ def adversary_loss(tvd: torch.Tensor, kl: torch.Tensor, lam: float) -> torch.Ten
 
 @torch.no_grad()
 def mean_objective(
-    model: AttentionClassifier, rows: pd.DataFrame, base: DonorTable, objective: AdversaryObjective, batch_size: int = 128
+    model: AttentionClassifier,
+    rows: pd.DataFrame,
+    base: DonorTable,
+    objective: AdversaryObjective,
+    batch_size: int = 128,
+    batches: list[Batch] | None = None,
 ) -> dict:
-    """The training objective averaged over instances (selection uses no dev or test data)."""
+    """The training objective averaged over instances (selection uses no dev or test data); `batches`: the
+    rows already collated (in their order, `batch_size` each), as `fit` keeps them for every epoch."""
     model.eval()
     tvds, kls = [], []
-    for batch in sequential_batches(rows, batch_size):
-        tvd, kl = adversary_terms(model, batch, base, objective.tvd_binary)
+    for batch in batches if batches is not None else sequential_batches(rows, batch_size):
+        tvd, kl = adversary_terms(model, batch.to(model_device(model)), base, objective.tvd_binary)
         tvds.append(tvd)
         kls.append(kl)
     tvd, kl = torch.cat(tvds), torch.cat(kls)
@@ -83,6 +90,7 @@ class ConsistentAdversary:
         self, model: AttentionClassifier, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings
     ) -> None:
         self.train_rows = train_rows
+        self.train_batches = evaluation_batches(train_rows, settings.device)
         self.pos_weight = positive_class_weight(train_rows["label"].to_numpy())
 
     def loss(self, model: AttentionClassifier, batch: Batch) -> torch.Tensor:
@@ -93,7 +101,7 @@ class ConsistentAdversary:
         return loss
 
     def evaluate(self, model: AttentionClassifier, train_loss: float) -> tuple[float, dict]:
-        summary = mean_objective(model, self.train_rows, self.base, self.objective)
+        summary = mean_objective(model, self.train_rows, self.base, self.objective, batches=self.train_batches)
         return summary["objective"], summary
 
     @staticmethod

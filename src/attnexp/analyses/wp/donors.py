@@ -19,6 +19,7 @@ from attnexp.data.preprocess import split_frame
 from attnexp.io import read_parquet
 from attnexp.models.checkpoint import read_checkpoint
 from attnexp.models.classifier import AttentionClassifier, Encoded, ModelConfig
+from attnexp.models.device import model_device
 
 ALIGNMENTS = ("instance_id", "strip_zeros")
 DONOR_SPLITS = ("train", "dev", "test")  # dev too: DEFAULT selection of guided runs needs dev guides
@@ -29,15 +30,17 @@ GUIDED_KIND = "guided"
 def donor_outputs(model: AttentionClassifier, rows: pd.DataFrame, batch_size: int = 128) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(predictions: instance_id, p, pred_class; attention: instance_id, attention over real tokens), in row order."""
     model.eval()
+    device = model_device(model)
     ids, probabilities, predicted, weights = [], [], [], []
     for batch in sequential_batches(rows, batch_size):
+        batch = batch.to(device)
         output = model(batch)
         ids += batch.instance_ids
         probabilities.append(model.distribution(output.logits)[:, 1])
         predicted.append(model.predict(output.logits))
         weights += real_token_rows(output.attention, batch)
-    p = torch.cat(probabilities).numpy() if probabilities else np.zeros(0)
-    pred = torch.cat(predicted).numpy() if predicted else np.zeros(0, dtype=int)
+    p = torch.cat(probabilities).cpu().numpy() if probabilities else np.zeros(0)
+    pred = torch.cat(predicted).cpu().numpy() if predicted else np.zeros(0, dtype=int)
     predictions = pd.DataFrame({"instance_id": ids, "p": p.astype(float), "pred_class": pred.astype(int)})
     attention = pd.DataFrame({"instance_id": ids, "attention": [w.tolist() for w in weights]})
     return predictions, attention
@@ -46,7 +49,7 @@ def donor_outputs(model: AttentionClassifier, rows: pd.DataFrame, batch_size: in
 def real_token_rows(attention: torch.Tensor, batch: Batch) -> list[np.ndarray]:
     """Split a padded [B, L] attention into one array per instance over its real tokens."""
     sizes = (batch.lengths - 2).tolist()
-    return [t.numpy().astype(float) for t in torch.split(attention[batch.real_mask], sizes)]
+    return [t.numpy().astype(float) for t in torch.split(attention[batch.real_mask].cpu(), sizes)]
 
 
 class DonorTable:
@@ -84,15 +87,15 @@ class DonorTable:
                 f"{self.name}: guide length differs from the instance's real tokens for {len(wrong)} "
                 f"instance(s), e.g. (id, guide, tokens) = {wrong[:3]}; donor and recipient must share preprocessing"
             )
-        out = torch.zeros(batch.tokens.shape, dtype=torch.float32)
+        out = torch.zeros(batch.tokens.shape, dtype=torch.float32, device=batch.tokens.device)
         if rows:
-            out[batch.real_mask] = torch.from_numpy(np.concatenate(rows).astype(np.float32))
+            out[batch.real_mask] = torch.from_numpy(np.concatenate(rows).astype(np.float32)).to(out.device)
         return out
 
     def p_for(self, batch: Batch) -> torch.Tensor:
         """Donor P(class 1) per instance, [B]."""
         self._missing(batch.instance_ids, self.p)
-        return torch.tensor([self.p[i] for i in batch.instance_ids], dtype=torch.float32)
+        return torch.tensor([self.p[i] for i in batch.instance_ids], dtype=torch.float32, device=batch.tokens.device)
 
 
 def strip_zeros_alignment(attention: pd.DataFrame, recipient_ids: list[str]) -> dict[str, np.ndarray]:

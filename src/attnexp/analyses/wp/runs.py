@@ -23,6 +23,7 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
+from attnexp.models.device import resolve_device, set_threads
 from attnexp.models.train import (
     JW_LEARNING_RATE,
     JW_WEIGHT_DECAY,
@@ -37,7 +38,7 @@ OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
 
 
-def _settings(hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool) -> TrainSettings:
+def _settings(hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str) -> TrainSettings:
     return TrainSettings(
         epochs=hyperparameters["epochs"],
         batch_size=hyperparameters["batch_size"],
@@ -46,6 +47,8 @@ def _settings(hyperparameters: dict, seed: int, settings: WPSettings, determinis
         deterministic=deterministic,
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
+        device=resolve_device(device),
+        padded_lstm=False,
     )
 
 
@@ -113,13 +116,14 @@ def run_wp_model(
     guide_files: Files | None = None,
     embeddings: dict | None = None,
     threads: int = 1,
+    device: str = "auto",
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
     `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
     `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
-    the diagnostic MLPs included, starts from them."""
-    torch.set_num_threads(threads)
+    the diagnostic MLPs included, starts from them. `device`: the config's `device` setting (resolved here)."""
+    set_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     instances, meta = read_preprocessed(instances, meta)
@@ -143,7 +147,10 @@ def run_wp_model(
         run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
     print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
     result = fit(
-        model, instances, _settings(hyperparameters, seed, settings, deterministic), Classification(first_epoch_eligible=True)
+        model,
+        instances,
+        _settings(hyperparameters, seed, settings, deterministic, device),
+        Classification(first_epoch_eligible=True),
     )
     return _write_run(model, result, instances, run_config, outputs)
 
@@ -183,10 +190,11 @@ def run_wp_adversary(
     outputs: dict,
     embeddings: dict | None = None,
     threads: int = 1,
+    device: str = "auto",
 ) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4); `embeddings` as for
     `run_wp_model` (the adversary starts from the base model's initialisation)."""
-    torch.set_num_threads(threads)
+    set_threads(threads)
     instances, meta = read_preprocessed(instances, meta)
     base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
     objective = AdversaryObjective(
@@ -204,7 +212,7 @@ def run_wp_adversary(
     model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(
-        model, instances, base, _settings(hyperparameters, seed, settings, deterministic), objective
+        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device), objective
     )
     _write_run(model, result, instances, run_config, outputs)
     tvd, divergence = divergences_from_base(base_files, outputs, settings.tvd_binary)
@@ -270,8 +278,8 @@ def run_jw_adversary(
 ) -> pd.DataFrame:
     """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `wp.jw_adversary_runs`
     times with different starts; the analyses contract's adversary.parquet columns plus `run`."""
-    torch.set_num_threads(threads)
-    classifier = load_model(model)
+    set_threads(threads)
+    classifier = load_model(model, analysis.device)
     test = split_frame(read_parquet(instances), "test")
     parts = []
     for run in range(settings.jw_adversary_runs):
