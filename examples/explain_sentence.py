@@ -62,7 +62,7 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
 
     config = tiny_config()
     raw = root / paths.SYNTHETIC.format(family="sentiment")
-    data = {k: str(root / v) for k, v in paths.preprocessed_files(DATASET).items()}
+    data = {k: str(root / v) for k, v in paths.preprocessed_files(DATASET).items() if k in ("instances", "meta")}
     hyperparameters = {"epochs": 10, "batch_size": 16, "embedding_dim": 32, "hidden_size": 16}
     with contextlib.redirect_stdout(io.StringIO()):  # the jobs' progress lines
         generate("sentiment", raw, config["synthetic"]["seed"], config["synthetic"]["sentiment"])

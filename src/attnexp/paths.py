@@ -143,8 +143,9 @@ def az_combined_files() -> dict[str, str]:
 
 
 def hf_preprocessed_files(hf_model="{hf_model}", dataset="{dataset}") -> dict[str, str]:
-    """A grid dataset tokenized by one Hugging Face model's tokenizer (same file names as `preprocessed_files`)."""
-    return in_folder(HF_PREPROCESSED.format(hf_model=hf_model, dataset=dataset), PREPROCESSED_FILES)
+    """A grid dataset tokenized by one Hugging Face model's tokenizer (`preprocessed_files` without timings)."""
+    files = {key: name for key, name in PREPROCESSED_FILES.items() if key != "timings"}  # re-tokenizing is quick
+    return in_folder(HF_PREPROCESSED.format(hf_model=hf_model, dataset=dataset), files)
 
 
 def hf_run_dir(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> str:

@@ -37,11 +37,12 @@ rule hf_model:
         **HF_WILDCARDS,
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["train"]
     resources:
         **RESOURCES["heavy"],
+        **GPU,
     params:
-        config=config_sections("hf", "seeding", "model_selection"),
+        config=config_sections("hf", "seeding", "model_selection", "device"),
     script:
         "../scripts/hf_model.py"
 

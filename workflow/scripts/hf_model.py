@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         seed=int(snakemake.wildcards.seed),
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
+        device=snakemake.params.config["device"],
     )

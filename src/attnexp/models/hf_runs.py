@@ -21,6 +21,7 @@ from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.errors import ConfigError
 from attnexp.io import write_csv, write_json, write_yaml
 from attnexp.models.names import HF_ENCODER
+from attnexp.provenance import code_version
 
 
 @dataclass(frozen=True)
@@ -176,9 +177,11 @@ def run_hf_model(
     seed: int,
     outputs: Mapping[str, str | Path],
     threads: int = 1,
+    device: str = "auto",
 ) -> dict:
     """Load the checkpoint; fine-tune it on the train split (`settings.finetune`, best dev epoch kept) or use
-    it as given; score it on test and write the run files (`paths.RUN_FILES`)."""
+    it as given; score it on test and write the run files (`paths.RUN_FILES`). `device`: the config's setting."""
+    from attnexp.models.device import resolve_device
     from attnexp.models.hf import describe, load_pretrained, save_hf_model
     from attnexp.models.metrics import classification_metrics
     from attnexp.models.train import TrainSettings, fit, predict_distribution
@@ -193,7 +196,7 @@ def run_hf_model(
         allow_download=settings.allow_download,
         finetune=settings.finetune,
         seed=seed,
-    )
+    ).to(resolve_device(device))
     print(f"{settings.name} on {dataset}: {describe(model)}, {sum(p.numel() for p in model.parameters())} parameters")
     if settings.finetune:
         train = TrainSettings(
@@ -204,6 +207,8 @@ def run_hf_model(
             deterministic=settings.deterministic,
             learning_rate=settings.learning_rate,
             weight_decay=0.0,
+            device=resolve_device(device),
+            padded_lstm=False,
         )
         result = fit(model, instances, train)
         model, history, metrics = result.model, result.history, result.test_metrics
@@ -220,11 +225,13 @@ def run_hf_model(
         "preprocessing": meta["options"],
         "tokenizer": meta.get("tokenizer", {}),
         "comparable": meta["comparable"],
+        "code_version": code_version(),
     }
     identity = {"dataset": dataset, "encoder": HF_ENCODER, "hf_model": settings.name, "seed": seed}
     save_hf_model(model, outputs["model"], finetuned=settings.finetune, extra={"run_config": run_config})
-    write_csv(outputs["history"], history)
+    write_csv(outputs["history"], history.drop(columns="seconds", errors="ignore"))  # wall times: timings.json
     write_yaml(outputs["config"], run_config)
     write_json(outputs["metrics"], {**metrics, **identity})
+    write_json(outputs["timings"], {"seconds_per_epoch": history["seconds"].astype(float).round(3).tolist()})
     print(f"test metrics: {metrics} ({time.perf_counter() - start:.1f}s)")
     return metrics
