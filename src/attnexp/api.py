@@ -25,7 +25,10 @@ import pandas as pd
 import torch
 import yaml
 
-from attnexp import paths
+from attnexp import (
+    __all__,  # noqa: F401  (the public names, listed once in attnexp/__init__.py)
+    paths,
+)
 from attnexp.analyses.az.run import AZSettings, relevance_and_importance
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance
@@ -39,22 +42,6 @@ from attnexp.models.interface import AttentionModel
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-__all__ = [
-    "Explanation",
-    "HuggingFaceTokenizer",
-    "Run",
-    "TextTokenizer",
-    "TokenizedText",
-    "VocabularyTokenizer",
-    "as_attention_model",
-    "as_tokenizer",
-    "default_settings",
-    "encode_text",
-    "explain",
-    "heatmap",
-    "load_run",
-]
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 INSTANCE_ID = "input"

@@ -59,11 +59,12 @@ rule hf_az:
         **HF_WILDCARDS,
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["analysis"]
     resources:
         **RESOURCES["heavy"],
+        **GPU,
     params:
-        config=config_sections("az"),
+        config=config_sections("az", "device"),
         task=get_hf_task,
     script:
         "../scripts/hf_az.py"
@@ -81,11 +82,12 @@ rule hf_analyze:
         **HF_WILDCARDS,
     conda:
         "../envs/attnexp.yaml"
-    threads: 1
+    threads: THREADS["analysis"]
     resources:
         **RESOURCES["heavy"],
+        **GPU,
     params:
-        config=config_sections("analyses"),
+        config=config_sections("analyses", "device"),
         batch_size=get_hf_analysis_batch_size,
     script:
         "../scripts/hf_analyze.py"

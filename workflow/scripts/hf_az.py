@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         outputs=dict(snakemake.output.items()),
         threads=snakemake.threads,
         task=snakemake.params.task,
+        device=snakemake.params.config["device"],
     )
