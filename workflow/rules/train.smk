@@ -12,6 +12,8 @@ rule train:
     wildcard_constraints:
         encoder="|".join(names.ENCODERS),
         attention="|".join(names.ATTENTIONS),
+    # longest jobs first, so that the cores are not left with one long training at the end of a run
+    priority: 1
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
@@ -37,6 +39,7 @@ rule train_transformer:
     wildcard_constraints:
         encoder=names.TRANSFORMER_ENCODER,
         attention="|".join(names.TRANSFORMER_ATTENTIONS),
+    priority: 2
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]

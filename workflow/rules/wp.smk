@@ -19,7 +19,7 @@ rule wp_train:
     params:
         hyperparameters=get_hyperparameters,
         embeddings=get_embeddings,
-        config=config_sections("wp", "model", "seeding", "device"),
+        config=config_sections("wp", "model", "seeding", "device", "padded_lstm"),
     script:
         "../scripts/wp_train.py"
 
@@ -41,7 +41,7 @@ rule wp_adversary:
         hyperparameters=get_hyperparameters,
         base=get_wp_base,
         embeddings=get_embeddings,
-        config=config_sections("wp", "model", "seeding", "device"),
+        config=config_sections("wp", "model", "seeding", "device", "padded_lstm"),
     script:
         "../scripts/wp_adversary.py"
 
@@ -81,7 +81,7 @@ rule wp_jw_adversary:
         **GPU,
     params:
         batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
-        config=config_sections("wp", "analyses", "device"),
+        config=config_sections("wp", "analyses", "device", "padded_lstm"),
     script:
         "../scripts/wp_jw_adversary.py"
 

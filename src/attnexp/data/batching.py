@@ -63,7 +63,7 @@ def pad_sequences(sequences: list, pad: int = PAD, min_length: int = 0) -> tuple
     lengths = torch.tensor([len(s) for s in sequences], dtype=torch.long)
     out = torch.full((len(sequences), max(int(lengths.max()), min_length)), pad, dtype=torch.long)
     for i, seq in enumerate(sequences):
-        out[i, : len(seq)] = torch.as_tensor(np.asarray(seq, dtype=np.int64))
+        out[i, : len(seq)] = torch.from_numpy(np.array(seq, dtype=np.int64))  # a copy: parquet arrays are read-only
     return out, lengths
 
 

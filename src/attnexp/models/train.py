@@ -57,7 +57,7 @@ class TrainSettings:
     learning_rate: float
     weight_decay: float
     device: str  # "cpu", "cuda", "cuda:N"
-    padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU, equal up to float rounding; not recorded)
+    padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU; packed: equal up to float rounding)
 
     @classmethod
     def from_config(cls, config: dict, *, seed: int, hyperparameters: dict | None = None, paper: str = "jw") -> "TrainSettings":
@@ -69,7 +69,7 @@ class TrainSettings:
             "seed": seed,
             "deterministic": config["seeding"]["deterministic"],
             "device": resolve_device(config.get("device", "auto")),
-            "padded_lstm": bool(config.get("padded_lstm", False)),
+            "padded_lstm": bool(config.get("padded_lstm", True)),
         }
         if paper == "az":
             train = config["az"]["train"]

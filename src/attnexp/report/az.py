@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from attnexp.analyses.az.run import METHODS
+from attnexp.analyses.az import METHODS
 from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.style import FigureStyle, class_colours, new_figure, paper_style, save_figure
 from attnexp.report.tables import dataset_order, write_table

@@ -14,14 +14,12 @@ import numpy as np
 import pandas as pd
 import torch
 
+from attnexp.analyses.az import IMPORTANCES, METHODS
 from attnexp.analyses.correlation import spearman_ragged
 from attnexp.data.batching import sequential_batches
 from attnexp.io import read_csv, read_parquet, write_csv, write_json, write_parquet
 from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.models.interface import AttentionModel
-
-METHODS = ("raw", "rollout", "flow")
-IMPORTANCES = ("blankout", "grad", "grad_x_input")
 
 
 @dataclass(frozen=True)

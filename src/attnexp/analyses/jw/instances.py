@@ -33,7 +33,7 @@ class AnalysisSettings:
     nan_policy: str  # `analyses.kendall.nan_policy`; quirk: propagate
     adversary: AdversarySettings
     device: str = "cpu"  # the resolved top-level `device` (not recorded: CPU outputs do not depend on it)
-    padded_lstm: bool = False  # top-level `padded_lstm`: BiLSTMs over the padded batch (recorded when true)
+    padded_lstm: bool = True  # top-level `padded_lstm`: BiLSTMs over the padded batch (false: torch's packed sequences)
 
     @classmethod
     def from_config(cls, config: Mapping, batch_size: int) -> "AnalysisSettings":
@@ -48,7 +48,7 @@ class AnalysisSettings:
             nan_policy=section["kendall"]["nan_policy"],
             adversary=AdversarySettings.from_config(section),
             device=resolve_device(config.get("device", "auto")),
-            padded_lstm=bool(config.get("padded_lstm", False)),
+            padded_lstm=bool(config.get("padded_lstm", True)),
         )
 
 

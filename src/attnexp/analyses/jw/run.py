@@ -78,7 +78,7 @@ def run_analyses(
         outputs["config"],
         {
             **labels,
-            "settings": {k: v for k, v in asdict(settings).items() if k != "device" and (k != "padded_lstm" or v)},
+            "settings": {k: v for k, v in asdict(settings).items() if k != "device"},
             **({} if adversary else {"adversary": "skipped: the model's heads share no single attention vector"}),
             "task": meta["task"],
             "classes": meta["classes"],

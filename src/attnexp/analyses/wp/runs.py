@@ -24,6 +24,7 @@ from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
 from attnexp.models.device import resolve_device, set_threads
+from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.train import (
     JW_LEARNING_RATE,
     JW_WEIGHT_DECAY,
@@ -38,7 +39,9 @@ OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
 
 
-def _settings(hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str) -> TrainSettings:
+def _settings(
+    hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str, padded_lstm: bool
+) -> TrainSettings:
     return TrainSettings(
         epochs=hyperparameters["epochs"],
         batch_size=hyperparameters["batch_size"],
@@ -48,7 +51,7 @@ def _settings(hyperparameters: dict, seed: int, settings: WPSettings, determinis
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
         device=resolve_device(device),
-        padded_lstm=False,
+        padded_lstm=padded_lstm,
     )
 
 
@@ -117,12 +120,14 @@ def run_wp_model(
     embeddings: dict | None = None,
     threads: int = 1,
     device: str = "auto",
+    padded_lstm: bool = True,
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
     `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
     `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
-    the diagnostic MLPs included, starts from them. `device`: the config's `device` setting (resolved here)."""
+    the diagnostic MLPs included, starts from them. `device`: the config's `device` setting (resolved here);
+    `padded_lstm`: the config's `padded_lstm` (BiLSTMs over the padded batch)."""
     set_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -149,7 +154,7 @@ def run_wp_model(
     result = fit(
         model,
         instances,
-        _settings(hyperparameters, seed, settings, deterministic, device),
+        _settings(hyperparameters, seed, settings, deterministic, device, padded_lstm),
         Classification(first_epoch_eligible=True),
     )
     return _write_run(model, result, instances, run_config, outputs)
@@ -191,6 +196,7 @@ def run_wp_adversary(
     embeddings: dict | None = None,
     threads: int = 1,
     device: str = "auto",
+    padded_lstm: bool = True,
 ) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4); `embeddings` as for
     `run_wp_model` (the adversary starts from the base model's initialisation)."""
@@ -212,7 +218,7 @@ def run_wp_adversary(
     model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(
-        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device), objective
+        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device, padded_lstm), objective
     )
     _write_run(model, result, instances, run_config, outputs)
     tvd, divergence = divergences_from_base(base_files, outputs, settings.tvd_binary)
@@ -279,7 +285,7 @@ def run_jw_adversary(
     """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `wp.jw_adversary_runs`
     times with different starts; the analyses contract's adversary.parquet columns plus `run`."""
     set_threads(threads)
-    classifier = load_model(model, analysis.device)
+    classifier = set_padded_lstm(load_model(model, analysis.device), analysis.padded_lstm)
     test = split_frame(read_parquet(instances), "test")
     parts = []
     for run in range(settings.jw_adversary_runs):
