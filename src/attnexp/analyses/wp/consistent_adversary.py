@@ -131,5 +131,6 @@ def divergence_to_base(
     base_p: np.ndarray, base_attention: np.ndarray, p: np.ndarray, attention: np.ndarray, tvd_binary: str = "full"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-instance (TVD of outputs, JSD of attentions) to the base; attentions padded [N, L] with shared zeros."""
-    tvd = binary_tvd(torch.as_tensor(p), torch.as_tensor(base_p), tvd_binary)
-    return tvd.numpy(), jsd(torch.as_tensor(base_attention), torch.as_tensor(attention)).numpy()
+    # torch.tensor copies: the arrays may be read-only views of parquet columns
+    tvd = binary_tvd(torch.tensor(p), torch.tensor(base_p), tvd_binary)
+    return tvd.numpy(), jsd(torch.tensor(base_attention), torch.tensor(attention)).numpy()
