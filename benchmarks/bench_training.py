@@ -87,10 +87,13 @@ def main() -> None:
     parser.add_argument("--max-train", type=int, nargs="+", default=[0], help="per dataset; 0: all")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--padded-lstm", action="store_true", help="ours with `padded_lstm: true` (the floor: packed)")
+    parser.add_argument("--loop-adam", action="store_true", help="both with `fused_adam: false` (per-parameter Adam)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    new_fields = {"device": str(device), "padded_lstm": args.padded_lstm}  # absent on main before the device setting
+    # fields that older mains lack are left out, so the script also measures them
+    new_fields = {"device": str(device), "padded_lstm": args.padded_lstm, "fused_adam": not args.loop_adam}
+    new_fields = {k: v for k, v in new_fields.items() if k in TrainSettings.__dataclass_fields__}
     limits = dict(zip(args.datasets, args.max_train + [args.max_train[-1]] * len(args.datasets), strict=False))
 
     print(f"threads {args.threads}, device {device}, median of {args.repeats}")
@@ -109,7 +112,7 @@ def main() -> None:
                 deterministic=True,
                 learning_rate=1e-3,
                 weight_decay=1e-5,
-                **(new_fields if "device" in TrainSettings.__dataclass_fields__ else {}),
+                **new_fields,
             )
             ours, floor = [], []
             for _ in range(args.repeats):

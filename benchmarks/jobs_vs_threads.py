@@ -44,6 +44,7 @@ def train_once(instances_path: str, meta: dict, encoder: str, seeds: list[int], 
             weight_decay=1e-5,
             device="cpu",
             padded_lstm=False,
+            fused_adam=False,
         )
         fit(model, instances, settings, progress=lambda _: None)
     return time.perf_counter() - start

@@ -52,6 +52,7 @@ def main() -> None:
         weight_decay=JW_WEIGHT_DECAY,
         device="cpu",
         padded_lstm=False,
+        fused_adam=False,
     )
     quiet = lambda _: None  # noqa: E731
     train = lambda model, instances, settings, progress: fit(  # noqa: E731

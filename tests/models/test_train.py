@@ -129,9 +129,11 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
     config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5}}
     hyperparameters = {"epochs": 7, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}
     jw = TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters)
-    assert jw == TrainSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, "cpu", True)
+    assert jw == TrainSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, "cpu", True, True)
     assert TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters, paper="wp").select_on == "dev"
-    assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(3, 4, 2, "test", True, 0.5, 0.0, "cpu", True)
+    assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(
+        3, 4, 2, "test", True, 0.5, 0.0, "cpu", True, True
+    )
     with pytest.raises(ValueError, match="hyperparameters"):
         TrainSettings.from_config(config, seed=1)
 

@@ -18,5 +18,5 @@ with log_to(snakemake.log[0]):
         embeddings=dict(snakemake.params.embeddings),
         threads=snakemake.threads,
         device=snakemake.params.config["device"],
-        padded_lstm=snakemake.params.config["padded_lstm"],
+        compute={key: snakemake.params.config[key] for key in ("padded_lstm", "fused_adam")},
     )

@@ -209,6 +209,7 @@ def run_hf_model(
             weight_decay=0.0,
             device=resolve_device(device),
             padded_lstm=False,
+            fused_adam=True,
         )
         result = fit(model, instances, train)
         model, history, metrics = result.model, result.history, result.test_metrics

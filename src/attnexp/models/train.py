@@ -58,6 +58,7 @@ class TrainSettings:
     weight_decay: float
     device: str  # "cpu", "cuda", "cuda:N"
     padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU; packed: equal up to float rounding)
+    fused_adam: bool  # Adam's fused kernel (2-4x faster steps on large embeddings; the loop: equal up to rounding)
 
     @classmethod
     def from_config(cls, config: dict, *, seed: int, hyperparameters: dict | None = None, paper: str = "jw") -> "TrainSettings":
@@ -70,6 +71,7 @@ class TrainSettings:
             "deterministic": config["seeding"]["deterministic"],
             "device": resolve_device(config.get("device", "auto")),
             "padded_lstm": bool(config.get("padded_lstm", True)),
+            "fused_adam": bool(config.get("fused_adam", True)),
         }
         if paper == "az":
             train = config["az"]["train"]
@@ -288,7 +290,10 @@ def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: 
 
 def _optimizers(model: AttentionModel, settings: TrainSettings) -> list[torch.optim.Optimizer]:
     """One Adam (QA/NLI) or one per parameter group (BC: encoder, decoder, attention without weight decay)."""
-    adam = lambda params, wd: torch.optim.Adam(params, lr=settings.learning_rate, weight_decay=wd, amsgrad=True)  # noqa: E731
+    fused = True if settings.fused_adam else None  # None: torch's default, the per-parameter loop on the CPU
+    adam = lambda params, wd: torch.optim.Adam(  # noqa: E731
+        params, lr=settings.learning_rate, weight_decay=wd, amsgrad=True, fused=fused
+    )
     if not model.is_binary:
         return [adam(model.parameters(), settings.weight_decay)]
     groups = model.parameter_groups()

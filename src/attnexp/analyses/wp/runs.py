@@ -40,7 +40,7 @@ Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
 
 
 def _settings(
-    hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str, padded_lstm: bool
+    hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str, compute: Mapping
 ) -> TrainSettings:
     return TrainSettings(
         epochs=hyperparameters["epochs"],
@@ -51,7 +51,8 @@ def _settings(
         learning_rate=JW_LEARNING_RATE,
         weight_decay=JW_WEIGHT_DECAY,
         device=resolve_device(device),
-        padded_lstm=padded_lstm,
+        padded_lstm=bool(compute.get("padded_lstm", True)),
+        fused_adam=bool(compute.get("fused_adam", True)),
     )
 
 
@@ -120,14 +121,14 @@ def run_wp_model(
     embeddings: dict | None = None,
     threads: int = 1,
     device: str = "auto",
-    padded_lstm: bool = True,
+    compute: Mapping | None = None,
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
     `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
     `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
     the diagnostic MLPs included, starts from them. `device`: the config's `device` setting (resolved here);
-    `padded_lstm`: the config's `padded_lstm` (BiLSTMs over the padded batch)."""
+    `compute`: the config's `padded_lstm` and `fused_adam` switches (both true when absent)."""
     set_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -154,7 +155,7 @@ def run_wp_model(
     result = fit(
         model,
         instances,
-        _settings(hyperparameters, seed, settings, deterministic, device, padded_lstm),
+        _settings(hyperparameters, seed, settings, deterministic, device, compute or {}),
         Classification(first_epoch_eligible=True),
     )
     return _write_run(model, result, instances, run_config, outputs)
@@ -196,7 +197,7 @@ def run_wp_adversary(
     embeddings: dict | None = None,
     threads: int = 1,
     device: str = "auto",
-    padded_lstm: bool = True,
+    compute: Mapping | None = None,
 ) -> dict:
     """Train the model-consistent adversary against the base run for one lambda (W&P §4); `embeddings` as for
     `run_wp_model` (the adversary starts from the base model's initialisation)."""
@@ -218,7 +219,7 @@ def run_wp_adversary(
     model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
     result = train_consistent_adversary(
-        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device, padded_lstm), objective
+        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device, compute or {}), objective
     )
     _write_run(model, result, instances, run_config, outputs)
     tvd, divergence = divergences_from_base(base_files, outputs, settings.tvd_binary)
