@@ -2,8 +2,8 @@
 
     python benchmarks/default_grid.py [--cores 2] [--keep] [-- extra snakemake arguments]
 
-Copies the tracked files of this checkout into a temporary directory (so your own `results/` is untouched), runs
-`snakemake --cores N` there and prints:
+Copies the tracked files of this checkout into a temporary directory (so your own `results/` is untouched), compiles
+its package to bytecode, runs `snakemake --cores N` there and prints:
 - the run's wall time, user and system CPU (Snakemake and every job), and the load average before and after;
 - per stage (`logs/<stage>/`): jobs, and the CPU seconds spent inside the jobs (each job log ends with its
   `job usage` line, written by `attnexp.runlog`); the rest of the run's CPU is job start-up (Python imports) and
@@ -70,6 +70,8 @@ def main() -> None:
     target = Path(tempfile.mkdtemp(prefix="default-grid-"))
     repo = copy_checkout(target)
     env = {**os.environ, "PYTHONPATH": str(repo / "src")}  # the copy's package, also for an editable install
+    # bytecode compiled once, as an installed package has it (PYTHONDONTWRITEBYTECODE would make every job compile)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(repo / "src")], check=True)
     snakemake = Path(sys.executable).with_name("snakemake")
     command = [str(snakemake), "--cores", str(args.cores), *args.snakemake_args]
     print(f"running {' '.join(command)} in {repo}", flush=True)
