@@ -24,7 +24,9 @@ rule train:
         hyperparameters=get_hyperparameters,
         model_options=config["model"],
         embeddings=get_embeddings,
-        config=config_sections("model_selection", "seeding", "device", "padded_lstm", "fused_adam"),
+        config=config_sections(
+            "model_selection", "seeding", "device", "padded_lstm", "fused_adam"
+        ),
     script:
         "../scripts/train.py"
 
@@ -48,6 +50,8 @@ rule train_transformer:
         **GPU,
     params:
         model_options=config["az"]["model"],
-        config=config_sections("az", "model_selection", "seeding", "device", "fused_adam"),
+        config=config_sections(
+            "az", "model_selection", "seeding", "device", "fused_adam"
+        ),
     script:
         "../scripts/az_train.py"

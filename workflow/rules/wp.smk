@@ -19,7 +19,9 @@ rule wp_train:
     params:
         hyperparameters=get_hyperparameters,
         embeddings=get_embeddings,
-        config=config_sections("wp", "model", "seeding", "device", "padded_lstm", "fused_adam"),
+        config=config_sections(
+            "wp", "model", "seeding", "device", "padded_lstm", "fused_adam"
+        ),
     script:
         "../scripts/wp_train.py"
 
@@ -41,7 +43,9 @@ rule wp_adversary:
         hyperparameters=get_hyperparameters,
         base=get_wp_base,
         embeddings=get_embeddings,
-        config=config_sections("wp", "model", "seeding", "device", "padded_lstm", "fused_adam"),
+        config=config_sections(
+            "wp", "model", "seeding", "device", "padded_lstm", "fused_adam"
+        ),
     script:
         "../scripts/wp_adversary.py"
 
