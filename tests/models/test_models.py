@@ -71,6 +71,26 @@ def test_decode_accepts_several_candidate_attentions(planted_nli):
     assert torch.allclose(stacked[:, 0], out.logits, atol=1e-6) and torch.allclose(stacked[:, 1], out.logits, atol=1e-6)
 
 
+@pytest.mark.parametrize("encoder", ["lstm", "cnn", "average"])
+@pytest.mark.parametrize("dataset", ["planted_sentiment", "planted_nli"])
+def test_decoder_over_fixed_states_equals_decode(request, dataset, encoder):
+    """`decoder` moves the head's first linear layer inside the attention average: the same logits as `decode`
+    for one attention [B, L] and for K random candidate attentions [B, K, L], BC and NLI alike."""
+    data = request.getfixturevalue(dataset)
+    torch.manual_seed(0)
+    model = build_model(data[1], encoder, "tanh", embedding_dim=16, hidden_size=8).eval().double()
+    batch = collate(_rows(data, 7))
+    candidates = torch.softmax(torch.randn(batch.size, 4, batch.tokens.shape[1], dtype=torch.float64), -1)
+    with torch.no_grad():
+        out = model(batch)
+        decode = model.decoder(out.encoded, batch)
+        for attention in (out.attention, candidates * batch.real_mask[:, None, :]):
+            expected = model.decode(out.encoded, attention, batch)
+            assert decode(attention).shape == expected.shape
+            torch.testing.assert_close(decode(attention), expected, rtol=1e-12, atol=1e-12)
+        torch.testing.assert_close(decode(out.attention), out.logits, rtol=1e-12, atol=1e-12)
+
+
 def test_cnn_question_summary_max_pools_over_real_tokens_only():
     """J&W §4 / the authors' EncoderCNN: states under the attention mask ([SOS], [EOS], PAD) are zeroed before the
     max-pool, so the question summary never sees the markers' own states (their embeddings still feed the

@@ -5,6 +5,7 @@ states fixed and swap the attention (permutation, adversary) or feed their own e
 The output layer, `distribution` and `predict` are the shared head (`models.head`).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -85,6 +86,21 @@ class AttentionClassifier(ClassifierHead):
         else:
             context = torch.einsum("bkl,blh->bkh", attention, encoded.hidden)
         return self.output_logits(context, encoded.question, batch, several=attention.dim() == 3)
+
+    def decoder(self, encoded: Encoded, batch: Batch | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
+        """`decode` over fixed states, the head's first (linear) layer moved inside the attention average:
+        W (sum_l a_l h_l) + b = sum_l a_l (W h_l) + b. The states are projected once, [B, L, H] -> [B, L, O]
+        (O = 1 for BC, H/2 for QA/NLI), so each attention costs an average over O rather than H features.
+        The same function as `decode` up to float rounding."""
+        layer = self.first_layer
+        projected = encoded.hidden @ layer.weight.T
+
+        def decode(attention: torch.Tensor) -> torch.Tensor:
+            several = attention.dim() == 3
+            averaged = torch.einsum("bkl,blo->bko" if several else "bl,blo->bo", attention, projected)
+            return self.logits_from_first_layer(averaged + layer.bias, encoded.question, batch, several)
+
+        return decode
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""

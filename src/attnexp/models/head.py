@@ -6,6 +6,7 @@ A model builds its encoder and attention, then calls `build_head(size)`; it prov
 attended context with the question encoding before C logits.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -52,14 +53,31 @@ class ClassifierHead(nn.Module):
     ) -> torch.Tensor:
         """Logits of attended features [B, H] (or [B, K, H] for K candidate attentions: `several`);
         QA/NLI answers that are not candidates of the instance get -inf."""
+        return self.logits_from_first_layer(self.first_layer(features), question, batch, several)
+
+    @property
+    def first_layer(self) -> nn.Linear:
+        """The head's first layer, linear in the attended features: the output (BC) or the context projection."""
+        return self.output if self.is_binary else self.context_projection
+
+    def logits_from_first_layer(
+        self, projected: torch.Tensor, question: torch.Tensor | None, batch: Batch | None, several: bool
+    ) -> torch.Tensor:
+        """`output_logits` from the first layer's output [B, O] (or [B, K, O]) onwards."""
         if self.is_binary:
-            return self.output(features).squeeze(-1)
+            return projected.squeeze(-1)
         question = question[:, None, :] if several else question
-        logits = self.output(torch.tanh(self.context_projection(features) + self.query_projection(question)))
+        logits = self.output(torch.tanh(projected + self.query_projection(question)))
         if batch is not None and batch.candidates is not None:
             mask = batch.candidates[:, None, :] if several else batch.candidates
             logits = logits.masked_fill(~mask, float("-inf"))
         return logits
+
+    def decoder(self, encoded: Encoded, batch: Batch | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
+        """`decode(encoded, attention, batch)` as a function of the attention alone, for analyses that decode many
+        attentions over the same states (the adversary's steps, permutations). Models whose head starts linear in
+        the attended features override it to apply that layer to the states once."""
+        return lambda attention: self.decode(encoded, attention, batch)
 
     def head_parameters(self) -> list[nn.Parameter]:
         """The decoder's parameters (J&W give them their own Adam for BC)."""

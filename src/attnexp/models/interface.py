@@ -6,6 +6,7 @@ or feed its own embeddings (gradients, integrated gradients). The J&W attention 
 head of `models.head`; analyses type-hint `AttentionModel`, never a concrete class.
 """
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import torch
@@ -40,6 +41,9 @@ class AttentionModel(Protocol):
 
     def decode(self, encoded: Any, attention: torch.Tensor, batch: Batch | None = None) -> torch.Tensor:
         """Logits for any attention [B, L] (or [B, K, L] for K candidates at once)."""
+
+    def decoder(self, encoded: Any, batch: Batch | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
+        """`decode(encoded, ., batch)` as a function of the attention alone (for many attentions over fixed states)."""
 
     def forward(self, batch: Batch) -> Any:
         """An `Output`: logits, attention and the encoded states."""

@@ -10,7 +10,7 @@ instances x candidates at once gives each instance exactly its own optimisation.
 """
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -134,11 +134,14 @@ def adversarial_loss(
     settings: AdversarySettings,
     real: torch.Tensor | None = None,
     halves: torch.Tensor | None = None,
+    decode: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """Eq. 2 per instance [B] for candidate logits [B, K, L]; `real` (the batch's real_mask [B, 1, L]) and `halves`
-    (`pair_halves(K)`) may be computed once by a caller that evaluates the loss at every step."""
+    """Eq. 2 per instance [B] for candidate logits [B, K, L]; `real` (the batch's real_mask [B, 1, L]), `halves`
+    (`pair_halves(K)`) and `decode` (`model.decoder(encoded, batch)`) may be built once by a caller that evaluates
+    the loss at every step."""
     attention = masked_softmax(logits, batch.real_mask[:, None, :] if real is None else real)
-    change = tvd(model.distribution(model.decode(encoded, attention, batch)), original_output[:, None, :])
+    decode = model.decoder(encoded, batch) if decode is None else decode
+    change = tvd(model.distribution(decode(attention)), original_output[:, None, :])
     if settings.code_thresholds and not model.is_binary:
         change = 2 * change
     hinge = settings.lam * torch.relu(change - settings.hinge_epsilon(model.config.task))
@@ -165,10 +168,11 @@ def adversarial_attention(
     logits = (initial_logits(batch, settings, generator, seed) if init is None else init.clone()).requires_grad_(True)
     optimizer = torch.optim.Adam([logits], lr=settings.lr, amsgrad=True)
     real, halves = batch.real_mask[:, None, :], pair_halves(settings.candidates, logits.dtype, logits.device)
+    decode = model.decoder(encoded, batch)  # the states' part of the decoder, computed once for all steps
     for step in range(settings.steps):
         with torch.enable_grad():
             loss = adversarial_loss(
-                model, encoded, batch, logits, original_attention, original_output, settings, real, halves
+                model, encoded, batch, logits, original_attention, original_output, settings, real, halves, decode
             ).sum()
             (logits.grad,) = torch.autograd.grad(loss, [logits])
         optimizer.step()
@@ -178,7 +182,7 @@ def adversarial_attention(
     with torch.no_grad():
         real = batch.real_mask[:, None, :]
         candidates = masked_softmax(logits.detach(), real)
-        candidate_output = model.distribution(model.decode(encoded, candidates, batch))
+        candidate_output = model.distribution(decode(candidates))
         candidate_jsd = jsd(candidates, original_attention[:, None, :])
         candidate_tvd = tvd(candidate_output, original_output[:, None, :])
         epsilon = settings.report_epsilon(model.config.task)

@@ -46,12 +46,13 @@ def permutation_output_changes(
     chunk = max(1, int(memory_budget_mb * 2**20 // per_permutation))
     # a multi-head model (models.hf) permutes every head's row itself: its `decode` takes a head average
     permuted = getattr(model, "decode_permuted", None)
+    decode = model.decoder(output.encoded, batch)
     changes = []
     for start in range(0, n_permutations, chunk):
         index = permutations[:, start : start + chunk]
         if permuted is not None:
             logits = permuted(output.encoded, index, batch)
         else:
-            logits = model.decode(output.encoded, output.attention[:, None, :].expand_as(index).gather(-1, index), batch)
+            logits = decode(output.attention[:, None, :].expand_as(index).gather(-1, index))
         changes.append(tvd(model.distribution(logits), original))
     return torch.cat(changes, dim=1)
