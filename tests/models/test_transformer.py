@@ -91,6 +91,25 @@ def test_the_tied_variant_keeps_one_head_averaged_cls_row_in_the_last_layer():
     assert torch.allclose(output.encoded.maps[:, :-1] * mask, maps[:, :-1] * mask, atol=1e-6)
 
 
+@pytest.mark.parametrize("task", ["bc", "qa"])
+@pytest.mark.parametrize("attention", ["self", "tiedcls"])
+def test_logits_alone_equal_the_forward_logits(attention, task):
+    """`logits` (training and prediction) skips the maps and, in the last block, every query but [CLS]: the same
+    logits as the full forward pass, which the reference above pins to GPT-2 blocks."""
+    model, frame = tiny(task, attention), rows(2, n=6)
+    if task == "qa":
+        frame = frame.assign(question=[[5, 6], [7], [8, 9, 10], [5], [6, 7], [9]], label=[0, 1, 2, 1, 0, 2])
+    batch = collate(frame)
+    with torch.no_grad():
+        full = model(batch).logits
+        alone = model.logits(batch)
+        embedded = model.logits(batch, model.embed(batch.tokens))
+    assert alone.shape == full.shape
+    torch.testing.assert_close(alone, full, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(embedded, alone)
+    assert model.encode(batch, maps=False).maps is None
+
+
 @pytest.mark.parametrize("attention", ["self", "tiedcls"])
 def test_the_closing_marker_is_not_an_input(attention):
     """A&Z's input is [CLS] + the words: no position attends to the marker, and the output ignores it."""

@@ -150,7 +150,7 @@ class Classification:
         self.cross_entropy = nn.CrossEntropyLoss()
 
     def loss(self, model: AttentionModel, batch: Batch) -> torch.Tensor:
-        logits = model(batch).logits
+        logits = model_logits(model, batch)
         if self.task == "bc":
             target = batch.labels.float()
             weight = torch.where(batch.labels == 1, self.pos_weight, 1.0)
@@ -190,7 +190,7 @@ class CrossEntropy(Classification):
         self.patience = patience
 
     def loss(self, model: AttentionModel, batch: Batch) -> torch.Tensor:
-        logits = model(batch).logits
+        logits = model_logits(model, batch)
         if self.task == "bc":
             return nn.functional.binary_cross_entropy_with_logits(logits, batch.labels.float())
         return self.cross_entropy(logits, batch.labels)
@@ -269,6 +269,13 @@ def model_from_options(
 EVALUATION_BATCH_SIZE = 128
 
 
+def model_logits(model: AttentionModel, batch: Batch) -> torch.Tensor:
+    """The logits alone: the model's own `logits` where it has one (the Transformer's keeps no attention maps),
+    else its forward's."""
+    own = getattr(model, "logits", None)
+    return own(batch) if own is not None else model(batch).logits
+
+
 def evaluation_batches(rows: pd.DataFrame, device: str = "cpu", batch_size: int = EVALUATION_BATCH_SIZE) -> list[Batch]:
     """The rows in their order as batches on `device`, collated once for every epoch's evaluation."""
     tensors = TensorRows(rows)
@@ -279,7 +286,7 @@ def evaluation_batches(rows: pd.DataFrame, device: str = "cpu", batch_size: int 
 def predict_batches(model: AttentionModel, batches: list[Batch]) -> np.ndarray:
     """Output distributions [N, C] (on the CPU) for the batches' rows, in their order."""
     model.eval()
-    parts = [model.distribution(model(b).logits) for b in batches]
+    parts = [model.distribution(model_logits(model, b)) for b in batches]
     return torch.cat(parts).cpu().numpy() if parts else np.zeros((0, model.config.n_classes))
 
 
