@@ -56,3 +56,10 @@ class AttentionModel(Protocol):
 
     def parameter_groups(self) -> dict[str, list[torch.nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""
+
+
+def model_logits(model: AttentionModel, batch: Batch) -> torch.Tensor:
+    """The logits alone: the model's own `logits` where it has one (the Transformer's keeps no attention maps),
+    else its forward's."""
+    own = getattr(model, "logits", None)
+    return own(batch) if own is not None else model(batch).logits

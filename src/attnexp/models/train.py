@@ -31,7 +31,7 @@ from attnexp.data.preprocess import positive_class_weight, read_preprocessed, sp
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.device import model_device, resolve_device, set_threads
 from attnexp.models.encoders import set_padded_lstm
-from attnexp.models.interface import AttentionModel
+from attnexp.models.interface import AttentionModel, model_logits
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.seeding import seed_everything
 
@@ -267,13 +267,6 @@ def model_from_options(
 
 
 EVALUATION_BATCH_SIZE = 128
-
-
-def model_logits(model: AttentionModel, batch: Batch) -> torch.Tensor:
-    """The logits alone: the model's own `logits` where it has one (the Transformer's keeps no attention maps),
-    else its forward's."""
-    own = getattr(model, "logits", None)
-    return own(batch) if own is not None else model(batch).logits
 
 
 def evaluation_batches(rows: pd.DataFrame, device: str = "cpu", batch_size: int = EVALUATION_BATCH_SIZE) -> list[Batch]:

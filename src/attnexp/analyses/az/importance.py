@@ -12,7 +12,7 @@ import torch
 
 from attnexp.data.batching import Batch
 from attnexp.data.vocab import UNK
-from attnexp.models.interface import AttentionModel
+from attnexp.models.interface import AttentionModel, model_logits
 
 SCORES = ("prob_gold", "logit_label")
 
@@ -36,7 +36,7 @@ def blank_out(
     the sequence length never changes.
     """
     size, width = batch.tokens.shape
-    base = gold_score(model, model(batch).logits, batch.labels, score)
+    base = gold_score(model, model_logits(model, batch), batch.labels, score)
     variants = batch.select(torch.arange(batch.size, device=batch.tokens.device).repeat_interleave(width))
     eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
     variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
@@ -45,7 +45,7 @@ def blank_out(
     chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
     blanked = torch.cat(
         [
-            gold_score(model, model(part).logits, part.labels, score)
+            gold_score(model, model_logits(model, part), part.labels, score)
             for part in (variants.select(slice(start, start + chunk)) for start in range(0, size * width, chunk))
         ]
     ).view(size, width)
