@@ -1,5 +1,6 @@
 from attnexp.analyses.wp.runs import run_wp_model
 from attnexp.analyses.wp.settings import WPSettings
+from attnexp.models.train import TrainSettings
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):
@@ -8,15 +9,17 @@ with log_to(snakemake.log[0]):
         meta=snakemake.input.meta,
         dataset=snakemake.wildcards.dataset,
         variant=snakemake.wildcards.variant,
-        seed=int(snakemake.wildcards.seed),
         settings=WPSettings.from_config(snakemake.params.config),
+        train=TrainSettings.from_config(
+            snakemake.params.config,
+            seed=int(snakemake.wildcards.seed),
+            hyperparameters=snakemake.params.hyperparameters,
+            paper="wp",
+        ),
         hyperparameters=dict(snakemake.params.hyperparameters),
         model_options=dict(snakemake.params.config["model"]),
-        deterministic=snakemake.params.config["seeding"]["deterministic"],
         outputs=dict(snakemake.output.items()),
         embeddings=dict(snakemake.params.embeddings),
         guide_files=dict(snakemake.input.items()),
         threads=snakemake.threads,
-        device=snakemake.params.config["device"],
-        compute={key: snakemake.params.config[key] for key in ("padded_lstm", "fused_adam")},
     )

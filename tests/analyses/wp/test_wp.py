@@ -310,11 +310,10 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
         instances=data / "instances.parquet",
         meta=data / "meta.json",
         dataset="tiny",
-        seed=10,
         settings=settings,
+        train=train_settings(1, 32, seed=10, paper="wp"),
         hyperparameters=hyperparameters,
         model_options={},
-        deterministic=True,
         embeddings=embeddings,
     )
     wp_out = run_files(tmp_path / "wp")
@@ -402,11 +401,10 @@ def test_a_reloaded_guided_model_predicts_as_the_trained_one(tiny, tmp_path):
         instances=data[0],
         meta=data[1],
         dataset="tiny",
-        seed=10,
         settings=wp_settings(),
+        train=train_settings(1, 32, seed=10, paper="wp"),
         hyperparameters={"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8},
         model_options={},
-        deterministic=True,
     )
     base, guided = run_files(tmp_path / "base"), run_files(tmp_path / "mlp_base")
     run_wp_model(variant="base", outputs=base, **common)

@@ -23,11 +23,9 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.models.checkpoint import load_model, write_run
-from attnexp.models.device import resolve_device, set_threads
+from attnexp.models.device import set_threads
 from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.train import (
-    JW_LEARNING_RATE,
-    JW_WEIGHT_DECAY,
     Classification,
     TrainSettings,
     fit,
@@ -37,23 +35,6 @@ from attnexp.models.train import (
 
 OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
-
-
-def _settings(
-    hyperparameters: dict, seed: int, settings: WPSettings, deterministic: bool, device: str, compute: Mapping
-) -> TrainSettings:
-    return TrainSettings(
-        epochs=hyperparameters["epochs"],
-        batch_size=hyperparameters["batch_size"],
-        seed=seed,
-        select_on=settings.select_on,
-        deterministic=deterministic,
-        learning_rate=JW_LEARNING_RATE,
-        weight_decay=JW_WEIGHT_DECAY,
-        device=resolve_device(device),
-        padded_lstm=bool(compute.get("padded_lstm", True)),
-        fused_adam=bool(compute.get("fused_adam", True)),
-    )
 
 
 def _write_run(
@@ -77,11 +58,10 @@ def _write_run(
 def _run_config(
     dataset: str,
     variant: str,
-    seed: int,
+    train: TrainSettings,
     hyperparameters: dict,
     settings: WPSettings,
     model_options: dict,
-    deterministic: bool,
     meta: dict,
     embeddings: tuple[str, bool | None] = ("random", None),
 ) -> dict:
@@ -93,11 +73,11 @@ def _run_config(
         "variant": variant,
         "encoder": encoder,
         "attention": attention,
-        "seed": seed,
+        "seed": train.seed,
         "hyperparameters": hyperparameters,
         "model_selection": {"split": settings.select_on, "first_epoch_eligible": True},
         "model": model_options,
-        "seeding": {"deterministic": deterministic},
+        "seeding": {"deterministic": train.deterministic},
         "preprocessing": meta["options"],
         "embeddings": source,
         "comparable": bool(meta["comparable"]) if comparable is None else comparable,
@@ -111,24 +91,21 @@ def run_wp_model(
     meta: str | PathLike,
     dataset: str,
     variant: str,
-    seed: int,
     settings: WPSettings,
+    train: TrainSettings,
     hyperparameters: dict,
     model_options: dict,
-    deterministic: bool,
     outputs: dict,
     guide_files: Files | None = None,
     embeddings: dict | None = None,
     threads: int = 1,
-    device: str = "auto",
-    compute: Mapping | None = None,
 ) -> dict:
     """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
 
+    `train`: `TrainSettings.from_config(config, seed=..., hyperparameters=..., paper="wp")` (its seed is the run's).
     `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
     `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
-    the diagnostic MLPs included, starts from them. `device`: the config's `device` setting (resolved here);
-    `compute`: the config's `padded_lstm` and `fused_adam` switches (both true when absent)."""
+    the diagnostic MLPs included, starts from them."""
     set_threads(threads)
     if variant not in VARIANTS:
         raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -137,11 +114,9 @@ def run_wp_model(
         raise ValueError(
             f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
         )
-    encoder, attention = VARIANTS[variant]
+    encoder, attention, seed = *VARIANTS[variant], train.seed
     source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
-    run_config = _run_config(
-        dataset, variant, seed, hyperparameters, settings, model_options, deterministic, meta, (source, comparable)
-    )
+    run_config = _run_config(dataset, variant, train, hyperparameters, settings, model_options, meta, (source, comparable))
     model = model_from_options(
         meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed, vectors
     )
@@ -152,12 +127,7 @@ def run_wp_model(
         model = GuidedClassifier(model.config, guides, vectors)
         run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
     print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(
-        model,
-        instances,
-        _settings(hyperparameters, seed, settings, deterministic, device, compute or {}),
-        Classification(first_epoch_eligible=True),
-    )
+    result = fit(model, instances, train, Classification(first_epoch_eligible=True))
     return _write_run(model, result, instances, run_config, outputs)
 
 
@@ -186,21 +156,18 @@ def run_wp_adversary(
     instances: str | PathLike,
     meta: str | PathLike,
     dataset: str,
-    seed: int,
     lam: float,
     settings: WPSettings,
+    train: TrainSettings,
     hyperparameters: dict,
     model_options: dict,
-    deterministic: bool,
     base_files: Files,
     outputs: dict,
     embeddings: dict | None = None,
     threads: int = 1,
-    device: str = "auto",
-    compute: Mapping | None = None,
 ) -> dict:
-    """Train the model-consistent adversary against the base run for one lambda (W&P §4); `embeddings` as for
-    `run_wp_model` (the adversary starts from the base model's initialisation)."""
+    """Train the model-consistent adversary against the base run for one lambda (W&P §4); `train` and
+    `embeddings` as for `run_wp_model` (the adversary starts from the base model's initialisation)."""
     set_threads(threads)
     instances, meta = read_preprocessed(instances, meta)
     base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
@@ -211,16 +178,15 @@ def run_wp_adversary(
         max_epochs=settings.adversary.max_epochs,
         patience=settings.adversary.patience,
     )
+    seed = train.seed
     source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
     run_config = _run_config(
-        dataset, ADVERSARY_VARIANT, seed, hyperparameters, settings, model_options, deterministic, meta, (source, comparable)
+        dataset, ADVERSARY_VARIANT, train, hyperparameters, settings, model_options, meta, (source, comparable)
     )
     run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
     model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
     print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
-    result = train_consistent_adversary(
-        model, instances, base, _settings(hyperparameters, seed, settings, deterministic, device, compute or {}), objective
-    )
+    result = train_consistent_adversary(model, instances, base, train, objective)
     _write_run(model, result, instances, run_config, outputs)
     tvd, divergence = divergences_from_base(base_files, outputs, settings.tvd_binary)
     metrics = {
