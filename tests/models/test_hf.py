@@ -120,3 +120,11 @@ def test_missing_checkpoint_fails_config_validation_with_where_to_put_it(tmp_pat
         assert "hf.models.mine" in message and "save_pretrained" in message and "Hugging Face cache" in message
     # without datasets the stage is off and nothing is checked
     validated_config(hf={"models": {"mine": {"checkpoint": str(tmp_path / "no_such_model")}}})
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_hf_finetuning_follows_the_fused_adam_switch(tmp_path, fused):
+    from attnexp.models.hf_runs import HFSettings
+
+    config = validated_config(hf={"models": {"mine": {"checkpoint": str(tmp_path)}}}, fused_adam=fused)
+    assert HFSettings.from_config(config, "mine").fused_adam is fused

@@ -40,6 +40,7 @@ class HFSettings:
     learning_rate: float
     deterministic: bool = True
     select_on: str = "dev"
+    fused_adam: bool = True  # the top-level `fused_adam` switch, as for every other training
 
     @classmethod
     def from_config(cls, config: Mapping, name: str) -> "HFSettings":
@@ -59,6 +60,7 @@ class HFSettings:
             learning_rate=float(train["learning_rate"]),
             deterministic=config["seeding"]["deterministic"],
             select_on=config["model_selection"]["split"],
+            fused_adam=bool(config.get("fused_adam", True)),
         )
 
 
@@ -209,7 +211,7 @@ def run_hf_model(
             weight_decay=0.0,
             device=resolve_device(device),
             padded_lstm=False,
-            fused_adam=True,
+            fused_adam=settings.fused_adam,
         )
         result = fit(model, instances, train)
         model, history, metrics = result.model, result.history, result.test_metrics
