@@ -42,7 +42,9 @@ rule hf_model:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        config=config_sections("hf", "seeding", "model_selection", "device", "fused_adam"),
+        config=config_sections(
+            "hf", "seeding", "model_selection", "device", "fused_adam"
+        ),
     script:
         "../scripts/hf_model.py"
 
