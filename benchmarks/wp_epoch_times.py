@@ -1,7 +1,7 @@
 """Measure one epoch of every W&P run type on a preprocessed dataset and extrapolate each test's CPU time.
 
     PYTHONPATH=src python benchmarks/wp_epoch_times.py results/preprocessed/sst [--seeds 8 --lambdas 5 --adv-epochs 80]
-        [--test-sample 200]
+        [--test-sample 200] [--configfile config/paper.yaml]
 
 Prints seconds per epoch (1 thread) for base, uniform, the trained and the guided MLP and the consistent adversary,
 the J&W per-instance adversary on 200 test instances, and the serial CPU time of each of the four tests.
@@ -9,18 +9,24 @@ the J&W per-instance adversary on 200 test instances, and the serial CPU time of
 
 import argparse
 import time
+from dataclasses import replace
+from pathlib import Path
 
 import pandas as pd
 import torch
+import yaml
 
 from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS
+from attnexp.config import validate_config
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, fit, model_from_options
+from attnexp.models.train import Classification, TrainSettings, fit, model_from_options
 
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 SEED = 10  # the W&P base seed
 
 
@@ -37,22 +43,16 @@ def main() -> None:
     parser.add_argument("--lambdas", type=int, default=5)
     parser.add_argument("--adv-epochs", type=int, default=80, help="adversary epochs assumed (80 = no early stop)")
     parser.add_argument("--test-sample", type=int, default=200, help="test instances timed for the J&W adversary")
+    parser.add_argument("--configfile", default=str(REPO / "config" / "paper.yaml"), help="settings of the W&P runs")
     args = parser.parse_args()
     torch.set_num_threads(1)
     instances, meta = load_preprocessed(args.preprocessed)
     spec = get_dataset(meta["dataset"])
     hp = {"batch_size": spec.batch_size, "embedding_dim": spec.embedding_dim, "hidden_size": spec.hidden_size}
-    settings = TrainSettings(
-        epochs=1,
-        batch_size=spec.batch_size,
-        seed=SEED,
-        select_on="dev",
-        deterministic=True,
-        learning_rate=JW_LEARNING_RATE,
-        weight_decay=JW_WEIGHT_DECAY,
-        device="cpu",
-        padded_lstm=False,
-        fused_adam=False,
+    # the settings a W&P job gets from the config (device, padded_lstm, fused_adam, ...), for a one-epoch run
+    config = validate_config(yaml.safe_load(Path(args.configfile).read_text()), SCHEMA)
+    settings = replace(
+        TrainSettings.from_config(config, seed=SEED, hyperparameters={**hp, "epochs": 1}, paper="wp"), device="cpu"
     )
     quiet = lambda _: None  # noqa: E731
     train = lambda model, instances, settings, progress: fit(  # noqa: E731
@@ -75,7 +75,7 @@ def main() -> None:
     seconds["adversary"] = timed(lambda: train_consistent_adversary(model("base"), instances, donor, settings, objective, quiet))
     test = split_frame(instances, "test")
     sample = test.iloc[: args.test_sample]
-    jw = timed(lambda: adversary_table(base, sample, AnalysisSettings.from_config({}, spec.batch_size), 1))
+    jw = timed(lambda: adversary_table(base, sample, AnalysisSettings.from_config(config, spec.batch_size), seed=1))
     print(
         f"{meta['dataset']}: {spec.epochs} epochs; seconds per epoch (1 thread): "
         + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())
