@@ -36,6 +36,23 @@ def test_same_seed_gives_identical_metrics(planted_sentiment):
     assert first.history["train_loss"].tolist() != other.history["train_loss"].tolist()
 
 
+@pytest.mark.parametrize("dataset", ["planted_sentiment", "planted_nli"])
+def test_fused_adam_takes_the_per_parameter_loops_steps(request, dataset):
+    """`fused_adam`: the fused kernel and torch's loop (amsgrad, weight decay; BC's three optimisers, NLI's one) give
+    the same weights after an epoch, up to float rounding, and not bit for bit (the switch does change the kernel)."""
+    instances, meta = request.getfixturevalue(dataset)
+
+    def weights(fused):
+        model = build_model(meta, "lstm", "tanh", embedding_dim=16, hidden_size=16, seed=3)
+        fit(model, instances, train_settings(1, 32, seed=3, fused_adam=fused), progress=lambda _: None)
+        return model.state_dict()
+
+    fused, loop = weights(True), weights(False)
+    for name, value in loop.items():
+        torch.testing.assert_close(fused[name], value, rtol=1e-4, atol=1e-5, msg=name)
+    assert any(not torch.equal(fused[name], value) for name, value in loop.items())
+
+
 def test_jw_never_keeps_epoch_0_and_keeps_the_last_epoch_when_none_improves(planted_sentiment):
     instances, meta = planted_sentiment
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
