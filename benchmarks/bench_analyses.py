@@ -20,9 +20,10 @@ import torch
 
 from attnexp import paths
 from attnexp.analyses.divergences import tvd
-from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention
+from attnexp.analyses.jw.adversary import adversarial_attention
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
+from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.config import validate_config
 from attnexp.data.batching import collate, sequential_batches
 from attnexp.data.preprocess import split_frame

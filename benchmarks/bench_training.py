@@ -24,7 +24,8 @@ import torch
 from attnexp.data.batching import collate, length_noise_batches, sequential_batches
 from attnexp.data.preprocess import preprocess, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.train import Classification, TrainSettings, _optimizers, build_model, fit
+from attnexp.models.settings import TrainSettings
+from attnexp.models.train import Classification, _optimizers, build_model, fit
 
 REPO = Path(__file__).resolve().parents[1]
 

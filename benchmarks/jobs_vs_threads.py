@@ -26,7 +26,8 @@ def train_once(instances_path: str, meta: dict, encoder: str, seeds: list[int], 
     import pandas as pd
 
     from attnexp.datasets import get_dataset
-    from attnexp.models.train import TrainSettings, build_model, fit
+    from attnexp.models.settings import TrainSettings
+    from attnexp.models.train import build_model, fit
 
     torch.set_num_threads(threads)
     instances = pd.read_parquet(instances_path)

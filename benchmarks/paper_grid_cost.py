@@ -21,7 +21,8 @@ import pandas as pd
 import torch
 import yaml
 
-from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
+from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS, WPSettings
@@ -29,7 +30,8 @@ from attnexp.config import validate_config
 from attnexp.data.preprocess import preprocess, split_frame
 from attnexp.datasets import get_dataset, policy
 from attnexp.datasets.acquire import missing_data
-from attnexp.models.train import Classification, TrainSettings, fit, model_from_options
+from attnexp.models.settings import TrainSettings
+from attnexp.models.train import Classification, fit, model_from_options
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

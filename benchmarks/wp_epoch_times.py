@@ -16,14 +16,16 @@ import pandas as pd
 import torch
 import yaml
 
-from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table
+from attnexp.analyses.jw.instances import adversary_table
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS
 from attnexp.config import validate_config
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.train import Classification, TrainSettings, fit, model_from_options
+from attnexp.models.settings import TrainSettings
+from attnexp.models.train import Classification, fit, model_from_options
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

@@ -56,9 +56,10 @@ def tiny_config() -> dict:
 
 def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
     """Generate, preprocess and train under `root` (every path from attnexp.paths); return the two run folders."""
-    from attnexp.data.preprocess import run_preprocess
     from attnexp.datasets.generated.synthetic import generate
-    from attnexp.models.train import TrainSettings, run_training, run_transformer_training
+    from attnexp.models.settings import TrainSettings
+    from attnexp.pipeline.data import run_preprocess
+    from attnexp.pipeline.train import run_training, run_transformer_training
 
     config = tiny_config()
     raw = root / paths.SYNTHETIC.format(family="sentiment")

@@ -3,9 +3,9 @@ schema (so the schema's defaults apply), with the values a test cares about."""
 
 from dataclasses import replace
 
-from attnexp.analyses.jw.adversary import AdversarySettings
+from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.config import validate_config
-from attnexp.models.train import TrainSettings
+from attnexp.models.settings import TrainSettings
 from tests.conftest import REPO
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"

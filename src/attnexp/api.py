@@ -29,9 +29,11 @@ from attnexp import (
     __all__,  # noqa: F401  (the public names, listed once in attnexp/__init__.py)
     paths,
 )
-from attnexp.analyses.az.run import AZSettings, relevance_and_importance
-from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
+from attnexp.analyses.az.run import relevance_and_importance
+from attnexp.analyses.az.settings import AZSettings
+from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.config import schema_problems
 from attnexp.data.batching import Batch, collate
 from attnexp.data.vocab import EOS, SOS, SPECIALS, UNK, encode

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from attnexp.data.preprocess import run_preprocess
 from attnexp.datasets import acquire, get_dataset
 from attnexp.datasets.acquire import DataError, Download, download, missing_data
+from attnexp.pipeline.data import run_preprocess
 from tests.workflow.helpers import snakemake, tiny_config
 
 REPO = Path(__file__).resolve().parents[2]

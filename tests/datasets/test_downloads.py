@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from attnexp.data.preprocess import run_preprocess
 from attnexp.datasets import acquire
 from attnexp.datasets.acquire import DataError, Download, download
+from attnexp.pipeline.data import run_preprocess
 
 SST_MEMBERS = ("trees/train.txt", "trees/dev.txt", "trees/test.txt")
 

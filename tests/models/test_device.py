@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
+from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.errors import ConfigError
 from attnexp.models import device as device_module
 from attnexp.models.device import gpu_jobs, resolve_device

@@ -124,7 +124,7 @@ def test_missing_checkpoint_fails_config_validation_with_where_to_put_it(tmp_pat
 
 @pytest.mark.parametrize("fused", [True, False])
 def test_hf_finetuning_follows_the_fused_adam_switch(tmp_path, fused):
-    from attnexp.models.hf_runs import HFSettings
+    from attnexp.models.settings import HFSettings
 
     config = validated_config(hf={"models": {"mine": {"checkpoint": str(tmp_path)}}}, fused_adam=fused)
     assert HFSettings.from_config(config, "mine").fused_adam is fused

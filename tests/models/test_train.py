@@ -9,7 +9,8 @@ import torch
 import yaml
 
 from attnexp.data.preprocess import split_frame
-from attnexp.models.train import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Classification, TrainSettings, build_model, fit
+from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, TrainSettings
+from attnexp.models.train import Classification, build_model, fit
 from tests.factories import SCHEMA, train_settings
 
 

@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 from attnexp import paths
-from attnexp.data.preprocess import read_preprocessed, run_preprocess
+from attnexp.data.preprocess import read_preprocessed
 from attnexp.datasets import DATASETS
+from attnexp.pipeline.data import run_preprocess
 from tests.factories import validated_config
 from tests.workflow.helpers import snakemake, tiny_config
 

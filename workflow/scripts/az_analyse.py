@@ -1,4 +1,5 @@
-from attnexp.analyses.az.run import AZSettings, run_az_analysis
+from attnexp.analyses.az.settings import AZSettings
+from attnexp.pipeline.az import run_az_analysis
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

@@ -1,4 +1,4 @@
-from attnexp.analyses.az.run import combine_runs
+from attnexp.pipeline.az import combine_runs
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

@@ -1,5 +1,5 @@
-from attnexp.analyses.jw.instances import AnalysisSettings
-from attnexp.analyses.jw.run import run_analyses
+from attnexp.analyses.jw.settings import AnalysisSettings
+from attnexp.pipeline.jw import run_analyses
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

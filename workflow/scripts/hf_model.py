@@ -1,4 +1,5 @@
-from attnexp.models.hf_runs import HFSettings, run_hf_model
+from attnexp.models.settings import HFSettings
+from attnexp.pipeline.hf import run_hf_model
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

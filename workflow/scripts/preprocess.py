@@ -1,4 +1,4 @@
-from attnexp.data.preprocess import run_preprocess
+from attnexp.pipeline.data import run_preprocess
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

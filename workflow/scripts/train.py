@@ -1,4 +1,5 @@
-from attnexp.models.train import TrainSettings, run_training
+from attnexp.models.settings import TrainSettings
+from attnexp.pipeline.train import run_training
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

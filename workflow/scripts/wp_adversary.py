@@ -1,6 +1,6 @@
-from attnexp.analyses.wp.runs import run_wp_adversary
 from attnexp.analyses.wp.settings import WPSettings
-from attnexp.models.train import TrainSettings
+from attnexp.models.settings import TrainSettings
+from attnexp.pipeline.wp import run_wp_adversary
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

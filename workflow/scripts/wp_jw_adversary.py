@@ -1,6 +1,6 @@
-from attnexp.analyses.jw.instances import AnalysisSettings
-from attnexp.analyses.wp.runs import run_jw_adversary
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.settings import WPSettings
+from attnexp.pipeline.wp import run_jw_adversary
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

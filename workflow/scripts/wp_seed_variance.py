@@ -1,5 +1,5 @@
-from attnexp.analyses.wp.runs import run_seed_variance
 from attnexp.analyses.wp.settings import WPSettings
+from attnexp.pipeline.wp import run_seed_variance
 from attnexp.runlog import log_to
 
 with log_to(snakemake.log[0]):

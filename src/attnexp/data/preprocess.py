@@ -15,7 +15,6 @@ from attnexp.datasets import DatasetSpec
 from attnexp.datasets.acquire import resolve_files, verify_files
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 from attnexp.paths import PREPROCESSED_FILES
-from attnexp.provenance import code_version
 
 SPLITS = ("train", "dev", "test")
 
@@ -169,40 +168,3 @@ def positive_class_weight(labels: np.ndarray) -> float:
     """J&W's pos_weight = N / sum(y) - 1 over the (filtered) training labels."""
     positives = float(np.sum(labels))
     return len(labels) / positives - 1.0 if positives else 1.0
-
-
-def run_preprocess(
-    dataset: str,
-    raw_dir: str | Path | None,
-    instances_path: str | Path,
-    meta_path: str | Path,
-    options: dict,
-    user_files: dict | None = None,
-    declaration: dict | None = None,
-    timings_path: str | Path | None = None,
-) -> dict:
-    """Preprocess one dataset from its raw directory (or user-named files) and write the shared format; the
-    wall time goes to `timings_path`, so that meta.json is byte-identical between identical runs.
-
-    `declaration`: the validated config `user_datasets.<dataset>` of a dataset declared in the config (a job's
-    process has only the built-in registry).
-    """
-    import time
-
-    from attnexp.datasets import get_dataset
-    from attnexp.datasets.user import user_spec
-
-    start = time.perf_counter()
-    spec = user_spec(dataset, declaration) if declaration else get_dataset(dataset)
-    instances, meta = preprocess(
-        spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False), user_files
-    )
-    meta["code_version"] = code_version()
-    write_preprocessed(instances, meta, instances_path, meta_path)
-    if timings_path is not None:
-        write_json(timings_path, {"seconds": round(time.perf_counter() - start, 2)})
-    print(
-        f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
-        f"mean length {meta['mean_length']:.1f}"
-    )
-    return meta

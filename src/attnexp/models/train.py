@@ -19,7 +19,7 @@ import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -27,72 +27,14 @@ import torch
 from torch import nn
 
 from attnexp.data.batching import Batch, TensorRows, length_noise_batches
-from attnexp.data.preprocess import positive_class_weight, read_preprocessed, split_frame
+from attnexp.data.preprocess import positive_class_weight, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
-from attnexp.models.device import model_device, resolve_device, set_threads
+from attnexp.models.device import model_device
 from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.interface import AttentionModel, model_logits
 from attnexp.models.metrics import classification_metrics, selection_metric
+from attnexp.models.settings import TrainSettings
 from attnexp.seeding import seed_everything
-
-# J&W §5: Adam (amsgrad), learning rate 1e-3, weight decay 1e-5 (none on the attention); not configurable
-JW_LEARNING_RATE = 1e-3
-JW_WEIGHT_DECAY = 1e-5
-PAPERS = ("jw", "wp", "az")
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """How one model is trained. J&W and W&P runs take `epochs` and `batch_size` from the dataset (registry
-    values, overridden under `hyperparameters.<dataset>`), the Transformer from `az.train`; `select_on` is
-    `model_selection.split` (W&P: `wp.select_on`), `deterministic` is `seeding.deterministic`, `device` the
-    resolved top-level `device` ("cpu", "cuda", "cuda:N"; `models.device.resolve_device`)."""
-
-    CONFIG_KEY: ClassVar[str] = "hyperparameters"
-    epochs: int
-    batch_size: int
-    seed: int
-    select_on: str  # "dev"; quirk "test" (the paper-era runs)
-    deterministic: bool
-    learning_rate: float
-    weight_decay: float
-    device: str  # "cpu", "cuda", "cuda:N"
-    padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU; packed: equal up to float rounding)
-    fused_adam: bool  # Adam's fused kernel (2-4x faster steps on large embeddings; the loop: equal up to rounding)
-
-    @classmethod
-    def from_config(cls, config: dict, *, seed: int, hyperparameters: dict | None = None, paper: str = "jw") -> "TrainSettings":
-        """The settings of one `paper` ("jw", "wp", "az") run from the validated config; J&W and W&P runs
-        need the dataset's resolved `hyperparameters` (epochs, batch_size, ...)."""
-        if paper not in PAPERS:
-            raise ValueError(f"unknown paper {paper!r}; choose one of {PAPERS}")
-        common = {
-            "seed": seed,
-            "deterministic": config["seeding"]["deterministic"],
-            "device": resolve_device(config.get("device", "auto")),
-            "padded_lstm": bool(config.get("padded_lstm", True)),
-            "fused_adam": bool(config.get("fused_adam", True)),
-        }
-        if paper == "az":
-            train = config["az"]["train"]
-            return cls(
-                epochs=train["epochs"],
-                batch_size=train["batch_size"],
-                select_on=config["model_selection"]["split"],
-                learning_rate=train["learning_rate"],
-                weight_decay=0.0,
-                **common,
-            )
-        if hyperparameters is None:
-            raise ValueError(f"{paper} runs are trained with the dataset's hyperparameters (epochs, batch_size)")
-        return cls(
-            epochs=hyperparameters["epochs"],
-            batch_size=hyperparameters["batch_size"],
-            select_on=config["wp"]["select_on"] if paper == "wp" else config["model_selection"]["split"],
-            learning_rate=JW_LEARNING_RATE,
-            weight_decay=JW_WEIGHT_DECAY,
-            **common,
-        )
 
 
 @dataclass
@@ -377,104 +319,3 @@ def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tu
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
     return source, vectors, comparable
-
-
-def run_training(
-    *,
-    instances,
-    meta,
-    dataset: str,
-    encoder: str,
-    attention: str,
-    hyperparameters: dict,
-    model_options: dict,
-    settings: TrainSettings,
-    outputs: dict,
-    embeddings: dict | None = None,
-    threads: int = 1,
-) -> dict:
-    """Train one J&W grid cell (seed `settings.seed`) and write its run files (`paths.RUN_FILES`).
-
-    `embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
-    embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used
-    pretrained vectors is flagged non-comparable.
-    """
-    from attnexp.models.checkpoint import write_run
-
-    set_threads(threads)
-    seed = settings.seed
-    instances, meta = read_preprocessed(instances, meta)
-    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
-    model = model_from_options(meta, encoder, attention, hyperparameters, model_options, seed, embeddings=vectors)
-    print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(model, instances, settings)
-    run_config = {
-        "dataset": dataset,
-        "encoder": encoder,
-        "attention": attention,
-        "seed": seed,
-        "hyperparameters": hyperparameters,
-        "model_selection": {"split": settings.select_on},
-        "model": model_options,
-        "seeding": {"deterministic": settings.deterministic},
-        "preprocessing": meta["options"],
-        "embeddings": source,
-        "comparable": comparable,
-    }
-    identity = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed}
-    write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
-    print(f"test metrics: {result.test_metrics}")
-    return result.test_metrics
-
-
-def run_transformer_training(
-    *,
-    instances,
-    meta,
-    dataset: str,
-    model_options: dict,
-    settings: TrainSettings,
-    outputs: dict,
-    recipe: str,
-    patience: int,
-    attention: str,
-    threads: int = 1,
-) -> dict:
-    """Train the A&Z Transformer (`az.model` options, seed `settings.seed`) on one dataset and write the same
-    run files as `run_training`. `recipe`, `patience`: `az.train` (see `az_objective`); `attention`: the
-    variant, "self" (standard blocks) or "tiedcls" (tied last-layer [CLS] row, for the J&W analyses)."""
-    from attnexp.models.checkpoint import write_run
-    from attnexp.models.transformer import ENCODER, build_transformer
-
-    set_threads(threads)
-    seed = settings.seed
-    instances, meta = read_preprocessed(instances, meta)
-    longest = int(instances["tokens"].map(len).max())
-    seed_everything(seed, settings.deterministic)  # before the weights are initialised
-    length = max(model_options.get("max_length", 128), longest)
-    model = build_transformer(meta, **{**model_options, "max_length": length, "attention": attention})
-    print(f"training {dataset} transformer-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(model, instances, settings, az_objective(recipe, patience))
-    train_options = {
-        "epochs": settings.epochs,
-        "batch_size": settings.batch_size,
-        "learning_rate": settings.learning_rate,
-        "recipe": recipe,
-        "patience": patience,
-    }
-    run_config = {
-        "dataset": dataset,
-        "encoder": ENCODER,
-        "attention": attention,
-        "seed": seed,
-        "az": {"model": model_options, "train": train_options},
-        "model_selection": {"split": settings.select_on},
-        "seeding": {"deterministic": settings.deterministic},
-        "preprocessing": meta["options"],
-        "embeddings": "random",
-        "comparable": meta["comparable"],
-    }
-    identity = {"dataset": dataset, "encoder": ENCODER, "attention": attention, "seed": seed}
-    write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
-    print(f"test metrics: {result.test_metrics}")
-    return result.test_metrics

@@ -375,7 +375,7 @@ def test_summary_nan_policy_and_cumulative_quirk():
 def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
     """The seed fixes the initial weights too (regression: the model was once built before seeding)."""
     from attnexp.data.preprocess import write_preprocessed
-    from attnexp.models.train import run_transformer_training
+    from attnexp.pipeline.train import run_transformer_training
     from tests.factories import train_settings
 
     rows = pd.concat(

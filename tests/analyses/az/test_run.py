@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from attnexp.analyses.az.run import AZSettings, combine_runs, run_az_analysis
+from attnexp.analyses.az.settings import AZSettings
 from attnexp.config import validate_config
 from attnexp.models.checkpoint import save_model
+from attnexp.pipeline.az import combine_runs, run_az_analysis
 from tests.analyses.az.test_az import tiny_model, tiny_rows
 
 REPO = Path(__file__).resolve().parents[3]

@@ -11,11 +11,12 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import kendalltau
 
 from attnexp.analyses.divergences import LN2, jsd, tvd
-from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention, initial_logits
+from attnexp.analyses.jw.adversary import adversarial_attention, initial_logits
 from attnexp.analyses.jw.importance import deletion_batch, gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.kendall import kendall_tau, kendall_tau_per_instance, summarise_group, summarise_kendall
 from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
 from attnexp.analyses.jw.rationale import precision_at_k, rationale_recovery
+from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.data.batching import Batch, collate
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from tests.factories import adversary_settings
@@ -492,7 +493,8 @@ def test_adversary_table_does_not_depend_on_the_memory_budget():
     instance per chunk give the same numbers; the starts differ between seeds and between instances."""
     from dataclasses import replace
 
-    from attnexp.analyses.jw.instances import AnalysisSettings, adversary_rows_per_chunk, adversary_table
+    from attnexp.analyses.jw.instances import adversary_rows_per_chunk, adversary_table
+    from attnexp.analyses.jw.settings import AnalysisSettings
     from tests.factories import validated_config
 
     model, rows = make_model("qa", "cnn", "tanh"), make_rows("qa")

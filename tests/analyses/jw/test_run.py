@@ -10,13 +10,12 @@ import torch
 import yaml
 
 from attnexp import paths
-from attnexp.analyses.jw.adversary import AdversarySettings
-from attnexp.analyses.jw.instances import AnalysisSettings
-from attnexp.analyses.jw.run import run_analyses
+from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.planted import write_planted_sentiment
 from attnexp.models.train import build_model, fit
+from attnexp.pipeline.jw import run_analyses
 from tests.factories import SCHEMA, train_settings, validated_config
 
 torch.set_num_threads(1)

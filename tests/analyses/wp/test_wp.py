@@ -279,9 +279,9 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     configs differ only in selection and the W&P flags; the Test-3 MLP starts from the same vectors."""
     import yaml
 
-    import attnexp.analyses.wp.runs as runs
+    import attnexp.pipeline.wp as runs
     from attnexp.models.checkpoint import load_model
-    from attnexp.models.train import run_training
+    from attnexp.pipeline.train import run_training
 
     instances, meta = tiny
     data = tmp_path / "data"
@@ -393,7 +393,7 @@ def test_jsd_tvd_points_apply_tvd_binary_to_every_point_the_jw_adversary_include
 def test_a_reloaded_guided_model_predicts_as_the_trained_one(tiny, tmp_path):
     """W&P §3.3: the guided MLP's checkpoint comes back as a GuidedClassifier with its guides, not as a plain
     uniform-attention model; its predictions equal those the run stored."""
-    from attnexp.analyses.wp.runs import run_wp_model
+    from attnexp.pipeline.wp import run_wp_model
 
     instances, meta = tiny
     data = write_data(tmp_path / "data", instances, meta)

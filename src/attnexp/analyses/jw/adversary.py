@@ -10,52 +10,16 @@ instances x candidates at once gives each instance exactly its own optimisation.
 """
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
 
 import torch
 
 from attnexp.analyses.divergences import _EPS, jsd, tvd
+from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
 from attnexp.models.interface import AttentionModel
-
-PAPER_EPSILON = {"bc": 0.01, "qa": 0.05, "nli": 0.05}
-CODE_EPSILON = 0.01  # quirk: hinge threshold of the authors' code, on |dp| (BC) or the L1 distance (QA/NLI)
-CODE_REPORT_EPSILON = 0.05  # quirk: the authors' reporting threshold for every task
-
-
-@dataclass(frozen=True)
-class AdversarySettings:
-    """Config section `analyses.adversary` (defaults in the schema); `lam` is the key `lambda`."""
-
-    CONFIG_KEY: ClassVar[str] = "adversary"  # inside `analyses`
-
-    candidates: int
-    steps: int
-    lr: float
-    lam: float
-    code_thresholds: bool  # quirk: the authors' hinge (0.01 on |dp| or L1) and report threshold (0.05)
-    init_scale: float = 3.0  # not a config key: the authors' N(0, 1) scale of the initial logits
-
-    @classmethod
-    def from_config(cls, section: Mapping) -> "AdversarySettings":
-        """From the validated `analyses` section."""
-        adversary = section[cls.CONFIG_KEY]
-        return cls(
-            candidates=adversary["candidates"],
-            steps=adversary["steps"],
-            lr=adversary["lr"],
-            lam=adversary["lambda"],
-            code_thresholds=adversary["code_thresholds"],
-        )
-
-    def hinge_epsilon(self, task: str) -> float:
-        return CODE_EPSILON if self.code_thresholds else PAPER_EPSILON[task]
-
-    def report_epsilon(self, task: str) -> float:
-        return CODE_REPORT_EPSILON if self.code_thresholds else PAPER_EPSILON[task]
 
 
 @dataclass

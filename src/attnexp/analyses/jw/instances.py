@@ -2,54 +2,19 @@
 batched; the layer that run.py (the per-model driver) and the W&P stage share."""
 
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
 import torch
 
-from attnexp.analyses.jw.adversary import AdversarySettings, adversarial_attention
+from attnexp.analyses.jw.adversary import adversarial_attention
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.data.batching import Batch, sequential_batches
-from attnexp.models.device import model_device, resolve_device
+from attnexp.models.device import model_device
 from attnexp.models.interface import AttentionModel
-
-
-@dataclass(frozen=True)
-class AnalysisSettings:
-    """Config section `analyses` (J&W §6; defaults in the schema) plus the batch size, which is the model's training
-    batch size (J&W) and so comes from the wildcard's dataset, not from this section."""
-
-    CONFIG_KEY: ClassVar[str] = "analyses"
-
-    batch_size: int
-    permutations: int
-    ig_steps: int
-    memory_budget_mb: float
-    bc_loo: bool  # quirk: false (the released code skips LOO for BC)
-    nan_policy: str  # `analyses.kendall.nan_policy`; quirk: propagate
-    adversary: AdversarySettings
-    device: str = "cpu"  # the resolved top-level `device` (not recorded: CPU outputs do not depend on it)
-    padded_lstm: bool = True  # top-level `padded_lstm`: BiLSTMs over the padded batch (false: torch's packed sequences)
-
-    @classmethod
-    def from_config(cls, config: Mapping, batch_size: int) -> "AnalysisSettings":
-        """From the validated config (every key present: the schema fills the defaults)."""
-        section = config[cls.CONFIG_KEY]
-        return cls(
-            batch_size=batch_size,
-            permutations=section["permutations"],
-            ig_steps=section["ig_steps"],
-            memory_budget_mb=section["memory_budget_mb"],
-            bc_loo=section["bc_loo"],
-            nan_policy=section["kendall"]["nan_policy"],
-            adversary=AdversarySettings.from_config(section),
-            device=resolve_device(config.get("device", "auto")),
-            padded_lstm=bool(config.get("padded_lstm", True)),
-        )
 
 
 def real_tokens(scores: torch.Tensor, batch: Batch) -> list[list[float]]:

@@ -17,7 +17,8 @@ from attnexp.data.batching import Batch, sequential_batches
 from attnexp.data.preprocess import positive_class_weight
 from attnexp.models.classifier import AttentionClassifier
 from attnexp.models.device import model_device
-from attnexp.models.train import TrainResult, TrainSettings, evaluation_batches, fit
+from attnexp.models.settings import TrainSettings
+from attnexp.models.train import TrainResult, evaluation_batches, fit
 
 TVD_BINARY = ("full", "half")
 

@@ -13,17 +13,16 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from attnexp.analyses.jw.instances import AnalysisSettings, adversary_table, importance_table, permutation_table
+from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
 from attnexp.analyses.jw.rationale import rationale_recovery
+from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.data.preprocess import split_frame
 from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
 from attnexp.models.checkpoint import load_model
 from attnexp.models.device import set_threads
 from attnexp.models.encoders import set_padded_lstm
 from attnexp.provenance import code_version
-
-__all__ = ["AnalysisSettings", "run_analyses"]
 
 
 def run_analyses(
