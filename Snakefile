@@ -1,6 +1,7 @@
 # Can attention weights explain a neural model's predictions?
 # Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020) as one DAG.
-# common.smk validates the config (before any job) and holds the grid; each stage has its rule file.
+# common.smk validates the config (before any job) and builds the plan (attnexp.pipeline.plan); each stage has its
+# rule file, and every job calls one entry point of attnexp.pipeline.
 import sys
 
 from snakemake.utils import min_version
@@ -24,6 +25,8 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/resources.smk"
+include: "workflow/rules/reporting.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/jw.smk"
@@ -53,17 +56,17 @@ onerror:
 rule all:
     default_target: True
     input:
-        get_all_targets(),
+        PLAN.all_targets(),
     localrule: True
 
 
 rule models:
     input:
-        get_model_targets(),
+        PLAN.model_targets(),
     localrule: True
 
 
 rule analyses:
     input:
-        get_analyses_targets(),
+        PLAN.analyses_targets(),
     localrule: True

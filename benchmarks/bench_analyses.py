@@ -24,12 +24,12 @@ from attnexp.analyses.jw.adversary import adversarial_attention
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
 from attnexp.analyses.jw.settings import AdversarySettings
-from attnexp.config import validate_config
+from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.batching import collate, sequential_batches
 from attnexp.data.preprocess import split_frame
 from attnexp.models.checkpoint import load_model
 
-SCHEMA = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 
 
 def schema_adversary(steps: int) -> AdversarySettings:

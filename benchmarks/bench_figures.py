@@ -18,14 +18,14 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from attnexp import paths  # noqa: E402
-from attnexp.config import validate_config  # noqa: E402
+from attnexp.config import PACKAGED_SCHEMA, validate_config  # noqa: E402
 from attnexp.report.jw.data import FigureOptions, load_model_results  # noqa: E402
 from attnexp.report.jw.render import MODEL_FIGURES  # noqa: E402
 from attnexp.report.style import paper_style, save_figure  # noqa: E402
 
 IMPORT_SECONDS = time.process_time() - start_imports
 REPO = Path(__file__).resolve().parents[1]
-CONFIG, SCHEMA = REPO / "config/config.yaml", REPO / "workflow/schemas/config.schema.yaml"  # the default run's options
+CONFIG, SCHEMA = REPO / "config/config.yaml", PACKAGED_SCHEMA  # the default run's options
 
 
 def fake_model(folder: Path) -> Path:

@@ -24,8 +24,8 @@ import torch
 from attnexp.data.batching import collate, length_noise_batches, sequential_batches
 from attnexp.data.preprocess import preprocess, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.settings import TrainSettings
-from attnexp.models.train import Classification, _optimizers, build_model, fit
+from attnexp.models.settings import FitSettings
+from attnexp.models.train import Classification, build_model, build_optimizers, fit
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ def subset(instances, max_train: int | None):
     return instances.loc[train.union(held[0]).union(held[1])].reset_index(drop=True)
 
 
-def floor_epoch(model, instances, settings: TrainSettings, device: torch.device) -> float:
+def floor_epoch(model, instances, settings: FitSettings, device: torch.device) -> float:
     """One epoch of the minimal loop (batches collated and on the device before the clock starts)."""
     train_rows, dev_rows = split_frame(instances, "train"), split_frame(instances, settings.select_on)
     rng = np.random.default_rng(settings.seed)
@@ -50,7 +50,7 @@ def floor_epoch(model, instances, settings: TrainSettings, device: torch.device)
     dev_batches = [b.to(device) for b in sequential_batches(dev_rows, 128)]
     objective = Classification()
     objective.start(model, instances, train_rows, settings)
-    optimizers = _optimizers(model, settings)
+    optimizers = build_optimizers(model, settings)
     if device.type == "cuda":
         torch.cuda.synchronize()
     start = time.perf_counter()
@@ -71,7 +71,7 @@ def floor_epoch(model, instances, settings: TrainSettings, device: torch.device)
     return time.perf_counter() - start
 
 
-def ours_epoch(model, instances, settings: TrainSettings) -> float:
+def ours_epoch(model, instances, settings: FitSettings) -> float:
     """One `fit` epoch, as its training log times it."""
     result = fit(model, instances, settings, progress=lambda _: None)
     return float(result.history["seconds"].iloc[0])
@@ -94,7 +94,7 @@ def main() -> None:
     device = torch.device(args.device)
     # fields that older mains lack are left out, so the script also measures them
     new_fields = {"device": str(device), "padded_lstm": args.padded_lstm, "fused_adam": not args.loop_adam}
-    new_fields = {k: v for k, v in new_fields.items() if k in TrainSettings.__dataclass_fields__}
+    new_fields = {k: v for k, v in new_fields.items() if k in FitSettings.__dataclass_fields__}
     limits = dict(zip(args.datasets, args.max_train + [args.max_train[-1]] * len(args.datasets), strict=False))
 
     print(f"threads {args.threads}, device {device}, median of {args.repeats}")
@@ -105,7 +105,7 @@ def main() -> None:
         instances = subset(instances, limits[name])
         n_train = int((instances["split"] == "train").sum())
         for encoder in args.encoders:
-            settings = TrainSettings(
+            settings = FitSettings(
                 epochs=1,
                 batch_size=spec.batch_size,
                 seed=0,

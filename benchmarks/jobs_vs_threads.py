@@ -26,7 +26,7 @@ def train_once(instances_path: str, meta: dict, encoder: str, seeds: list[int], 
     import pandas as pd
 
     from attnexp.datasets import get_dataset
-    from attnexp.models.settings import TrainSettings
+    from attnexp.models.settings import FitSettings
     from attnexp.models.train import build_model, fit
 
     torch.set_num_threads(threads)
@@ -35,7 +35,7 @@ def train_once(instances_path: str, meta: dict, encoder: str, seeds: list[int], 
     start = time.perf_counter()
     for seed in seeds:
         model = build_model(meta, encoder, "tanh", spec.embedding_dim, spec.hidden_size, seed=seed)
-        settings = TrainSettings(
+        settings = FitSettings(
             epochs=1,
             batch_size=spec.batch_size,
             seed=seed,

@@ -26,15 +26,15 @@ from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS, WPSettings
-from attnexp.config import validate_config
+from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.preprocess import preprocess, split_frame
 from attnexp.datasets import get_dataset, policy
 from attnexp.datasets.acquire import missing_data
-from attnexp.models.settings import TrainSettings
+from attnexp.models.settings import FitSettings
 from attnexp.models.train import Classification, fit, model_from_options
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 QUIET = lambda _: None  # noqa: E731
 
 
@@ -69,8 +69,8 @@ def row(dataset: str, stage: str, jobs: int, seconds_per_job: float) -> dict:
     return {"dataset": dataset, "stage": stage, "jobs": jobs, "cpu_s": jobs * seconds_per_job, "longest_s": seconds_per_job}
 
 
-def train_settings(config: dict, hp: dict, seed: int) -> TrainSettings:
-    return TrainSettings.from_config(config, seed=seed, hyperparameters={**hp, "epochs": 1}, paper="jw")
+def train_settings(config: dict, hp: dict, seed: int) -> FitSettings:
+    return FitSettings.from_config(config, seed=seed, hyperparameters={**hp, "epochs": 1}, paper="jw")
 
 
 def measure_dataset(name: str, config: dict, args: argparse.Namespace) -> list[dict]:
@@ -121,7 +121,7 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace) -> list[d
 def measure_wp(name, config, hp, instances, meta, fraction, analysis, test) -> list[dict]:
     """W&P's four tests: one epoch of each run type on the same subsample, scaled to the config's grid."""
     wp = WPSettings.from_config(config)
-    settings = TrainSettings.from_config(config, seed=wp.base_seed, hyperparameters={**hp, "epochs": 1}, paper="wp")
+    settings = FitSettings.from_config(config, seed=wp.base_seed, hyperparameters={**hp, "epochs": 1}, paper="wp")
     model = lambda variant: model_from_options(meta, *VARIANTS[variant], hp, config["model"], wp.base_seed)  # noqa: E731
     objective = Classification(first_epoch_eligible=True)
     per_epoch = lambda build: epoch_seconds(lambda rows: fit(build(), rows, settings, objective, QUIET), instances, fraction)  # noqa: E731

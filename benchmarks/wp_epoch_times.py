@@ -21,14 +21,14 @@ from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS
-from attnexp.config import validate_config
+from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.settings import TrainSettings
+from attnexp.models.settings import FitSettings
 from attnexp.models.train import Classification, fit, model_from_options
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 SEED = 10  # the W&P base seed
 
 
@@ -54,7 +54,7 @@ def main() -> None:
     # the settings a W&P job gets from the config (device, padded_lstm, fused_adam, ...), for a one-epoch run
     config = validate_config(yaml.safe_load(Path(args.configfile).read_text()), SCHEMA)
     settings = replace(
-        TrainSettings.from_config(config, seed=SEED, hyperparameters={**hp, "epochs": 1}, paper="wp"), device="cpu"
+        FitSettings.from_config(config, seed=SEED, hyperparameters={**hp, "epochs": 1}, paper="wp"), device="cpu"
     )
     quiet = lambda _: None  # noqa: E731
     train = lambda model, instances, settings, progress: fit(  # noqa: E731

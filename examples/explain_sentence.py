@@ -57,7 +57,7 @@ def tiny_config() -> dict:
 def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
     """Generate, preprocess and train under `root` (every path from attnexp.paths); return the two run folders."""
     from attnexp.datasets.generated.synthetic import generate
-    from attnexp.models.settings import TrainSettings
+    from attnexp.models.settings import FitSettings
     from attnexp.pipeline.data import run_preprocess
     from attnexp.pipeline.train import run_training, run_transformer_training
 
@@ -76,7 +76,7 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
             attention="tanh",
             hyperparameters=hyperparameters,
             model_options=config["model"],
-            settings=TrainSettings.from_config(config, seed=seed, hyperparameters=hyperparameters),
+            settings=FitSettings.from_config(config, seed=seed, hyperparameters=hyperparameters),
             outputs=lstm,
         )
         transformer = {
@@ -88,7 +88,7 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
             **data,
             dataset=DATASET,
             model_options=config["az"]["model"],
-            settings=TrainSettings.from_config(config, seed=seed, paper="az"),
+            settings=FitSettings.from_config(config, seed=seed, paper="az"),
             outputs=transformer,
             recipe=config["az"]["train"]["recipe"],
             patience=config["az"]["train"]["patience"],

@@ -1,10 +1,13 @@
 """Shared fixtures: the repository, the real datasets in ../shared/data, tiny generated data."""
 
 import os
-from pathlib import Path
 
-import pytest
-import torch
+os.environ.setdefault("MPLBACKEND", "Agg")  # figures draw headless: set before anything imports matplotlib
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

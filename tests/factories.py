@@ -1,37 +1,43 @@
-"""Settings objects for tests, built the way the workflow builds them: from a config validated against the
-schema (so the schema's defaults apply), with the values a test cares about."""
+"""Settings objects for tests, built the way the workflow builds them (`attnexp.pipeline.settings` on a config
+validated against the schema, so the schema's defaults apply), with the values a test cares about."""
 
 from dataclasses import replace
 
 from attnexp.analyses.jw.settings import AdversarySettings
-from attnexp.config import validate_config
-from attnexp.models.settings import TrainSettings
-from tests.conftest import REPO
-
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
-GRID = {
-    "datasets": ["syn_sentiment"],
-    "encoders": ["lstm"],
-    "attentions": ["tanh"],
-    "seeds": [0],
-    "model_selection": {},
-    "seeding": {},
-}
+from attnexp.models.settings import FitSettings
+from attnexp.pipeline.settings import PreprocessSettings, analysis_settings, default_config, fit_settings
 
 
 def validated_config(**sections) -> dict:
     """A minimal grid plus `sections` (e.g. `analyses={...}`), validated: every other key takes its default."""
-    return validate_config({**GRID, **sections}, SCHEMA)
+    return default_config(**sections)
 
 
-def train_settings(epochs: int, batch_size: int, seed: int = 0, paper: str = "jw", **changes) -> TrainSettings:
-    """`TrainSettings.from_config` on the default config; `changes` override any field (e.g. select_on)."""
-    settings = TrainSettings.from_config(
-        validated_config(), seed=seed, hyperparameters={"epochs": epochs, "batch_size": batch_size}, paper=paper
-    )
+def train_settings(epochs: int, batch_size: int, seed: int = 0, paper: str = "jw", **changes) -> FitSettings:
+    """The default config's `fit_settings`; `changes` override any field (e.g. select_on). The device is resolved
+    here, as a job resolves it."""
+    from attnexp.models.device import resolve_device
+
+    sizes = {"epochs": epochs, "batch_size": batch_size, "learning_rate": 1e-3}
+    settings = fit_settings(validated_config(), seed=seed, paper=paper, hyperparameters=sizes)
+    changes.setdefault("device", resolve_device(settings.device))
     return replace(settings, epochs=epochs, batch_size=batch_size, **changes)
 
 
 def adversary_settings(**overrides) -> AdversarySettings:
     """The schema's adversary settings with `overrides` (field names, e.g. `steps`, `lam`)."""
-    return replace(AdversarySettings.from_config(validated_config()["analyses"]), **overrides)
+    return replace(analysis_settings(validated_config(), batch_size=1).adversary, **overrides)
+
+
+def preprocess_settings(dataset: str, raw_dir, declaration: dict | None = None) -> PreprocessSettings:
+    """The default config's preprocessing of `dataset` from the raw files under `raw_dir` (None: the files its
+    `declaration`, a validated `user_datasets` entry, names)."""
+    config = validated_config()
+    return PreprocessSettings(
+        dataset=dataset,
+        vocab_fit_on=config["preprocessing"]["vocab_fit_on"],
+        implicit_extremes=config["preprocessing"]["implicit_extremes"],
+        declaration=declaration,
+        raw_dir=None if raw_dir is None else str(raw_dir),
+        user_files=dict(config["data"]["user_files"]),
+    )

@@ -114,11 +114,13 @@ def test_the_example_trains_loads_explains_and_draws_offline(tmp_path):
 
 
 def test_a_hugging_face_model_and_tokenizer_are_explained_as_given(tmp_path, settings):
-    """With the `hf` model family (its branch): a raw transformers model and tokenizer, pairs packed, no adversary."""
-    pytest.importorskip("attnexp.models.hf")
-    fixtures = pytest.importorskip("tests.hf_fixtures")
-    transformers = pytest.importorskip("transformers")
-    folder = fixtures.tiny_checkpoint(tmp_path, "distilbert", num_labels=3, seed=3)
+    """With the `hf` model family (attnexp.models.hf): a raw transformers model and tokenizer, pairs packed, no
+    adversary."""
+    import transformers  # here: importing transformers would slow down collecting every other test of this file
+
+    from tests.hf_fixtures import tiny_checkpoint
+
+    folder = tiny_checkpoint(tmp_path, "distilbert", num_labels=3, seed=3)
     model = transformers.AutoModelForSequenceClassification.from_pretrained(folder)
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     exp = api.explain(model, tokenizer, "a good film", "not funny", settings=settings[0], az_settings=settings[1])

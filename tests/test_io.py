@@ -5,9 +5,6 @@ import json
 import os
 import stat
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest

@@ -10,7 +10,7 @@ Every number comes from the library functions the workflow runs (`analyses.jw.in
 permutation / adversary tables, `analyses.jw.kendall`, `analyses.az.run.relevance_and_importance`) on a one-row
 table, so a sentence explained here gets exactly what the pipeline computes for a test instance. Models are
 typed against `AttentionModel`; a Hugging Face model and tokenizer are accepted too (`as_attention_model`,
-`as_tokenizer`). The contract with the Hugging Face wrapper is written down in /work/notes/API.md.
+`as_tokenizer`).
 """
 
 import contextlib
@@ -34,7 +34,7 @@ from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance
 from attnexp.analyses.jw.settings import AnalysisSettings
-from attnexp.config import schema_problems
+from attnexp.config import PACKAGED_SCHEMA, schema_problems
 from attnexp.data.batching import Batch, collate
 from attnexp.data.vocab import EOS, SOS, SPECIALS, UNK, encode
 from attnexp.datasets.tokenize import TOKENIZERS
@@ -45,10 +45,10 @@ from attnexp.models.interface import AttentionModel
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA  # attnexp/config.schema.yaml, package data (attnexp.config reads it by default)
 INSTANCE_ID = "input"
 JW_MEASURES = ("attention", "gradient", "loo", "ig")
-NO_ADVERSARY = ("hf",)  # model kinds whose heads share no single attention vector to optimise (hf branch)
+NO_ADVERSARY = ("hf",)  # model kinds whose heads share no single attention vector to optimise
 AZ_MEASURES = ("raw", "rollout", "flow")
 
 
@@ -206,7 +206,7 @@ def load_run(run_dir: str | Path, meta: str | Path | None = None) -> Run:
     )
     config = yaml.safe_load(config_file.read_text()) if config_file else {}
     dataset = config.get("dataset", "")
-    own = getattr(model, "tokenizer", None)
+    own = model.tokenizer
     if meta is None and own is None:
         meta = _results_root(run_dir) / paths.preprocessed_files(dataset)["meta"]
     meta = read_json(meta) if meta is not None else {}
@@ -228,13 +228,16 @@ def _recipe(meta: Mapping) -> str:
 # --- explanations ---
 
 
-def default_settings(schema: str | Path = SCHEMA) -> tuple[AnalysisSettings, AZSettings]:
-    """The J&W and A&Z analysis settings of the default config (the schema's defaults), batch size 1."""
-    config = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
+def default_settings(schema: str | Path | None = None) -> tuple[AnalysisSettings, AZSettings]:
+    """The J&W and A&Z analysis settings of the default config (the schema's defaults: the packaged schema unless
+    `schema` names another file), batch size 1."""
+    from attnexp.pipeline.settings import MINIMAL_GRID, analysis_settings, az_settings
+
+    config = dict(MINIMAL_GRID)
     problems = schema_problems(config, schema)
     if problems:
-        raise ValueError(f"the schema {schema} rejects its own minimal config: {problems}")
-    return AnalysisSettings.from_config(config, batch_size=1), AZSettings.from_config(config)
+        raise ValueError(f"the schema {schema or SCHEMA} rejects its own minimal config: {problems}")
+    return analysis_settings(config, batch_size=1), az_settings(config)
 
 
 @dataclass
@@ -357,12 +360,12 @@ def explain(
     if with_permutation:
         permuted = _quiet(permutation_table, model, rows, settings, torch.Generator().manual_seed(seed))
         explanation.permutation_changes = np.asarray(permuted["output_changes"][0], dtype=float)
-    if with_adversary and getattr(model, "checkpoint_kind", None) not in NO_ADVERSARY:
+    if with_adversary and model.checkpoint_kind not in NO_ADVERSARY:
         adversarial = _quiet(adversary_table, model, rows, settings, seed + 1)
         explanation.adversarial_attention = np.asarray(adversarial["adversarial_attention"][0], dtype=float)
         explanation.adversarial_jsd = float(adversarial["emax_jsd"][0])
         explanation.adversarial_tvd = float(adversarial["emax_tvd"][0])
-    if getattr(output.encoded, "maps", None) is not None:
+    if output.encoded.maps is not None:
         relevance = relevance_and_importance(
             model,
             rows,
@@ -372,7 +375,7 @@ def explain(
             flow_solver=az_settings.flow_solver,
             score=az_settings.score,  # the gold class is the predicted one: a raw sentence has no label
             progress=lambda line: None,
-            blank=getattr(model, "blank_id", tokenizer.blank_id),  # the hf family blanks with [MASK]
+            blank=tokenizer.blank_id if model.blank_id is None else model.blank_id,  # the hf family: [MASK]
         ).iloc[0]
         for name in AZ_MEASURES:
             setattr(explanation, name, np.asarray(relevance[name], dtype=float))

@@ -1,12 +1,16 @@
 """Config validation with messages that name the key, the bad value and what is allowed.
 
-Runs before any job (from the Snakefile), so a typo never costs a training run.
+Runs before any job (from the Snakefile), so a typo never costs a training run. The schema ships inside the
+package (`attnexp/config.schema.yaml`, read with importlib.resources), so validation works after any install.
 """
 
+import functools
+import importlib.resources
 import math
 import os
 import re
 from collections.abc import Iterable
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import jsonschema
@@ -17,12 +21,14 @@ from attnexp.datasets.user import BUILTIN, declaration_problems, register_user_d
 from attnexp.errors import ConfigError
 
 __all__ = [
+    "PACKAGED_SCHEMA",
     "ConfigError",
     "check_config_syntax",
     "coerce_by_schema",
     "load_config_file",
     "load_schema",
     "schema_problems",
+    "schema_text",
     "validate_config",
 ]
 
@@ -33,6 +39,8 @@ _STRICT_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
 _INTEGER = re.compile(r"[+-]?\d+")
 _NULLS = {"null", "Null", "NULL", "~"}
 _BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+# The schema: package data of `attnexp` (pyproject.toml, tool.setuptools.package-data), wherever it is installed.
+PACKAGED_SCHEMA: Traversable = importlib.resources.files("attnexp") / "config.schema.yaml"
 
 
 def _resolve(schema: dict, root: dict) -> dict:
@@ -157,9 +165,17 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{key}': {error.message}"
 
 
-def load_schema(path: str | Path, user_datasets: Iterable[str] = ()) -> dict:
-    """The schema, its dataset enums filled from the built-in registry plus the config's `user_datasets` names."""
-    schema = yaml.safe_load(Path(path).read_text())
+@functools.cache
+def schema_text() -> str:
+    """The YAML text of the config schema shipped in the package (`PACKAGED_SCHEMA`)."""
+    return PACKAGED_SCHEMA.read_text(encoding="utf-8")
+
+
+def load_schema(path: str | Path | Traversable | None = None, user_datasets: Iterable[str] = ()) -> dict:
+    """The schema (the packaged one, or the file at `path`), its dataset enums filled from the built-in registry
+    plus the config's `user_datasets` names."""
+    text = schema_text() if path is None else (Path(path) if isinstance(path, str) else path).read_text(encoding="utf-8")
+    schema = yaml.safe_load(text)
     names = sorted(BUILTIN | {str(n) for n in user_datasets})
     schema["properties"]["datasets"]["items"]["enum"] = names
     schema["properties"]["az"]["properties"]["datasets"]["items"]["enum"] = names
@@ -167,9 +183,10 @@ def load_schema(path: str | Path, user_datasets: Iterable[str] = ()) -> dict:
     return schema
 
 
-def schema_problems(config: dict, schema_path: str | Path) -> list[str]:
-    """Check `config` against the schema only, filling its defaults in place (the registry is left alone). Strings
-    from `--config` are first converted to the types the schema asks for; NaN and infinities are refused."""
+def schema_problems(config: dict, schema_path: str | Path | Traversable | None = None) -> list[str]:
+    """Check `config` against the schema only (the packaged one unless `schema_path` is given), filling its defaults
+    in place (the registry is left alone). Strings from `--config` are first converted to the types the schema asks
+    for; NaN and infinities are refused."""
     declared = config.get("user_datasets") or {}
     schema = load_schema(schema_path, declared if isinstance(declared, dict) else ())
     coerced = coerce_by_schema(config, schema)
@@ -179,8 +196,9 @@ def schema_problems(config: dict, schema_path: str | Path) -> list[str]:
     return sorted({*_non_finite(config), *(_describe(e) for e in validator.iter_errors(config))})
 
 
-def validate_config(config: dict, schema_path: str | Path) -> dict:
-    """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem.
+def validate_config(config: dict, schema_path: str | Path | Traversable | None = None) -> dict:
+    """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem. The schema is
+    the packaged one unless `schema_path` is given.
 
     The datasets declared under `user_datasets` join the registry here (`attnexp.datasets.user`), after their
     files and columns are checked.
@@ -252,6 +270,6 @@ def _hf_problems(config: dict) -> list[str]:
     """Every Hugging Face checkpoint must be loadable offline (or hf.allow_download set) before any job runs."""
     if not config.get("hf", {}).get("datasets"):
         return []
-    from attnexp.models.hf_runs import checkpoint_problems
+    from attnexp.models.hf_checkpoints import checkpoint_problems  # torch-free: runs at parse time
 
     return [f"config key '{p.split(': ', 1)[0]}': {p.split(': ', 1)[1]}" for p in checkpoint_problems(config)]

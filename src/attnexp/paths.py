@@ -25,6 +25,8 @@ DOWNLOADED = f"{RESOURCES}/raw"  # the archives extracted: the raw-data director
 RAW = f"{RESULTS}/raw"
 SYNTHETIC = f"{RAW}/synthetic/{{family}}"
 LINZEN = f"{RAW}/linzen"  # the Linzen et al. corpus converted from az.linzen_path
+LINZEN_FILE = f"{LINZEN}/data.csv"
+AGREEMENT = f"{RAW}/synthetic/agreement/data.csv"  # the generated agreement sentences (A&Z)
 PREPROCESSED = f"{RESULTS}/preprocessed/{{dataset}}"
 MODEL = f"{RESULTS}/models/{{dataset}}/{{encoder}}-{{attention}}/seed{{seed}}"
 ANALYSIS = f"{RESULTS}/analyses/{{dataset}}/{{encoder}}-{{attention}}/seed{{seed}}"
@@ -113,11 +115,6 @@ def wp_run_dir(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=None
 def wp_run_files(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=None) -> dict[str, str]:
     """A W&P run's files: the run files plus its stored predictions and attention per split (donor files)."""
     return in_folder(wp_run_dir(dataset, variant, seed, lam), {**RUN_FILES, **DONOR_FILES})
-
-
-def wp_dataset_file(name: str, dataset: str = "{dataset}") -> str:
-    """Per-dataset W&P files (seed_variance.parquet, adv_variance.parquet)."""
-    return f"{WP_DATASET.format(dataset=dataset)}/{name}"
 
 
 def wp_dataset_files(dataset: str = "{dataset}") -> dict[str, str]:

@@ -9,6 +9,7 @@ import pytest
 from attnexp.datasets import acquire, get_dataset
 from attnexp.datasets.acquire import DataError, Download, download, missing_data
 from attnexp.pipeline.data import run_preprocess
+from tests.factories import preprocess_settings
 from tests.workflow.helpers import snakemake, tiny_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,6 +29,12 @@ def sst_copy(tmp_path, shared_data) -> Path:
     return raw
 
 
+def preprocess(raw_dir: Path, out: Path) -> None:
+    """The preprocess job on SST from `raw_dir`, its files (instances, meta, timings) under `out`."""
+    outputs = {"instances": out / "instances.parquet", "meta": out / "meta.json", "timings": out / "timings.json"}
+    run_preprocess(inputs={}, outputs=outputs, settings=preprocess_settings("sst", raw_dir))
+
+
 def _truncate(path: Path) -> None:
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
@@ -37,7 +44,7 @@ def test_truncated_file_fails_before_any_output(sst_copy, tmp_path):
     _truncate(sst_copy / "sst/dev.txt")
     out = tmp_path / "out"
     with pytest.raises(DataError, match=r"checksum mismatch for .*sst/dev\.txt.*corrupt or truncated"):
-        run_preprocess("sst", sst_copy, out / "instances.parquet", out / "meta.json", {})
+        preprocess(sst_copy, out)
     assert not out.exists() or not any(out.iterdir())
 
 
@@ -45,8 +52,8 @@ def test_wrong_checksum_in_sums_file_fails(sst_copy, tmp_path):
     sums = (sst_copy / "SHA256SUMS").read_text().replace("sst/test.txt", "sst/x").replace("sst/train.txt", "sst/test.txt")
     (sst_copy / "SHA256SUMS").write_text(sums)
     with pytest.raises(DataError, match="sst/test.txt"):
-        run_preprocess("sst", sst_copy, tmp_path / "i.parquet", tmp_path / "m.json", {})
-    assert not (tmp_path / "i.parquet").exists() and not (tmp_path / "m.json").exists()
+        preprocess(sst_copy, tmp_path)
+    assert not (tmp_path / "instances.parquet").exists() and not (tmp_path / "meta.json").exists()
 
 
 def test_official_layout_member_checksum_is_checked(tmp_path):
@@ -55,7 +62,7 @@ def test_official_layout_member_checksum_is_checked(tmp_path):
         (tmp_path / "trees").mkdir(exist_ok=True)
         (tmp_path / "trees" / f"{split}.txt").write_text("(3 (2 not) (3 the official file))\n")
     with pytest.raises(DataError, match=r"trees/train\.txt"):
-        run_preprocess("sst", tmp_path, tmp_path / "i.parquet", tmp_path / "m.json", {})
+        preprocess(tmp_path, tmp_path)
 
 
 def test_corrupt_download_is_deleted_and_not_extracted(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ import pytest
 from attnexp.datasets import acquire
 from attnexp.datasets.acquire import DataError, Download, download
 from attnexp.pipeline.data import run_preprocess
+from tests.factories import preprocess_settings
 
 SST_MEMBERS = ("trees/train.txt", "trees/dev.txt", "trees/test.txt")
 
@@ -76,5 +77,9 @@ def test_the_shared_layout_is_verified_without_a_sums_file(tmp_path, shared_data
     with open(tmp_path / "sst/dev.txt", "a") as handle:
         handle.write("(3 (3 planted))\n")
     with pytest.raises(DataError, match=r"checksum mismatch for .*sst/dev\.txt"):
-        run_preprocess("sst", tmp_path, tmp_path / "i.parquet", tmp_path / "m.json", {})
+        run_preprocess(
+            inputs={},
+            outputs={"instances": tmp_path / "i.parquet", "meta": tmp_path / "m.json", "timings": tmp_path / "t.json"},
+            settings=preprocess_settings("sst", tmp_path),
+        )
     assert not (tmp_path / "i.parquet").exists()

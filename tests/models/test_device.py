@@ -6,11 +6,11 @@ import pytest
 import torch
 
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
-from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.errors import ConfigError
 from attnexp.models import device as device_module
 from attnexp.models.device import gpu_jobs, resolve_device
 from attnexp.models.train import build_model, fit
+from attnexp.pipeline.settings import analysis_settings
 from tests.factories import train_settings, validated_config
 
 
@@ -23,6 +23,10 @@ def test_auto_falls_back_to_the_cpu_and_cpu_is_always_the_cpu(no_cuda):
     assert resolve_device("auto") == "cpu"
     assert resolve_device("cpu") == "cpu"
     assert not gpu_jobs("auto")
+
+
+def test_auto_is_cuda_exactly_where_torch_sees_a_gpu():
+    assert resolve_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 @pytest.mark.parametrize("setting", ["cuda", "cuda:1"])
@@ -51,7 +55,7 @@ def test_schema_rejects_a_malformed_device_and_defaults_to_auto():
 def test_gpu_training_and_analyses_agree_with_the_cpu(planted_sentiment):
     instances, meta = planted_sentiment
     config = validated_config(analyses={"adversary": {"steps": 20}, "permutations": 8, "ig_steps": 8})
-    analysis = AnalysisSettings.from_config(config, batch_size=32)
+    analysis = analysis_settings(config, batch_size=32)
     rows = instances[instances["split"] == "test"].head(40).reset_index(drop=True)
     runs = {}
     for device in ("cpu", "cuda"):

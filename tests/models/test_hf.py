@@ -8,6 +8,7 @@ import torch
 
 from attnexp.config import ConfigError
 from attnexp.data.batching import collate
+from attnexp.pipeline.settings import hf_settings
 from tests.factories import validated_config
 from tests.hf_fixtures import tiny_checkpoint
 
@@ -124,7 +125,6 @@ def test_missing_checkpoint_fails_config_validation_with_where_to_put_it(tmp_pat
 
 @pytest.mark.parametrize("fused", [True, False])
 def test_hf_finetuning_follows_the_fused_adam_switch(tmp_path, fused):
-    from attnexp.models.settings import HFSettings
 
     config = validated_config(hf={"models": {"mine": {"checkpoint": str(tmp_path)}}}, fused_adam=fused)
-    assert HFSettings.from_config(config, "mine").fused_adam is fused
+    assert hf_settings(config, "mine").fused_adam is fused

@@ -9,7 +9,8 @@ import torch
 import yaml
 
 from attnexp.data.preprocess import split_frame
-from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, TrainSettings
+from attnexp.models.device import resolve_device
+from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, FitSettings
 from attnexp.models.train import Classification, build_model, fit
 from tests.factories import SCHEMA, train_settings
 
@@ -141,19 +142,18 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
 
     from tests.factories import validated_config
 
-    assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(TrainSettings))
-    assert TrainSettings.CONFIG_KEY in yaml.safe_load(SCHEMA.read_text())["properties"]
+    assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(FitSettings))
+    assert "hyperparameters" in yaml.safe_load(SCHEMA.read_text())["properties"]
     config = {**validated_config(), "model_selection": {"split": "test"}, "wp": {"select_on": "dev"}}
     config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5}}
     hyperparameters = {"epochs": 7, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}
-    jw = TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters)
-    assert jw == TrainSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, "cpu", True, True)
-    assert TrainSettings.from_config(config, seed=1, hyperparameters=hyperparameters, paper="wp").select_on == "dev"
-    assert TrainSettings.from_config(config, seed=2, paper="az") == TrainSettings(
-        3, 4, 2, "test", True, 0.5, 0.0, "cpu", True, True
-    )
+    device = resolve_device("auto")  # the config's default `device: auto`: "cuda" on a GPU machine, else "cpu"
+    jw = FitSettings.from_config(config, seed=1, hyperparameters=hyperparameters)
+    assert jw == FitSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, device, True, True)
+    assert FitSettings.from_config(config, seed=1, hyperparameters=hyperparameters, paper="wp").select_on == "dev"
+    assert FitSettings.from_config(config, seed=2, paper="az") == FitSettings(3, 4, 2, "test", True, 0.5, 0.0, device, True, True)
     with pytest.raises(ValueError, match="hyperparameters"):
-        TrainSettings.from_config(config, seed=1)
+        FitSettings.from_config(config, seed=1)
 
 
 def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_epoch_0(planted_sentiment):
@@ -164,7 +164,7 @@ def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_
 
     instances, meta = planted_sentiment
     config = validated_config()
-    assert (TrainSettings.from_config(config, seed=0, paper="az").epochs, config["az"]["train"]["patience"]) == (20, 3)
+    assert (FitSettings.from_config(config, seed=0, paper="az").epochs, config["az"]["train"]["patience"]) == (20, 3)
     assert isinstance(az_objective("spec", 3), CrossEntropy) and type(az_objective("jw", 3)) is Classification
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     objective = az_objective("spec", 2)

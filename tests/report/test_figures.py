@@ -6,9 +6,11 @@ import pytest
 from PIL import Image
 
 from attnexp import paths
+from attnexp.pipeline.settings import FigureLook
 from attnexp.report import style
+from attnexp.report.heatmap import layout_words
 from attnexp.report.jw import tables
-from attnexp.report.jw.adversary import _layout, pick_examples
+from attnexp.report.jw.adversary import pick_examples
 from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.jw.data import FigureOptions
 from attnexp.report.jw.render import MODEL_FIGURES, SUMMARY_FIGURES, render_model_figures, render_summary_figures
@@ -116,7 +118,7 @@ def test_examples_prefer_short_instances_with_large_jsd():
 
 def test_text_layout_wraps_without_overlap():
     words = ["alpha", "be", "gamma", "delta", "epsilonzeta"]
-    places = _layout(words, 12)
+    places = layout_words(words, 12)
     for (line, column), word, (next_line, next_column) in zip(places, words, places[1:], strict=False):
         assert column + len(word) <= 12
         assert next_line > line or next_column > column + len(word)
@@ -124,9 +126,11 @@ def test_text_layout_wraps_without_overlap():
 
 def test_figure_style_from_config_and_house_palette(tmp_path):
     config = {"figures": {"palette": "okabe_ito", "width": 2.0, "dpi": 30, "examples": 1, "example_max_tokens": 5}}
-    figure_style = style.FigureStyle.from_config(config)
+    figure_style = FigureLook.from_config(config).style()
     assert figure_style == style.FigureStyle(palette="okabe_ito", width=2.0, dpi=30)
-    assert FigureOptions.from_config(config).examples == 1 and isinstance(FigureOptions.from_config(config), style.FigureStyle)
+    assert FigureLook.from_config(config).options().examples == 1 and isinstance(
+        FigureLook.from_config(config).options(), style.FigureStyle
+    )
     with pytest.raises(ValueError, match="spec"):
         style.FigureStyle(palette="rainbow", width=2.0, dpi=30)
     with style.paper_style(figure_style):

@@ -187,15 +187,6 @@ def test_write_table_rounds_numbers_in_markdown_and_latex_only(tmp_path):
     assert "--" in latex and r"\caption{Numbers.}" in latex
 
 
-def test_write_table_keeps_the_earlier_positional_form(tmp_path):
-    table = pd.DataFrame({"x": [1.0]})
-    files = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")}
-    writer.write_table(table, table, files["csv"], files["md"], files["tex"], "old form")
-    assert files["md"].read_text().startswith("old form") and "1.000" in files["md"].read_text()
-    with pytest.raises(TypeError, match="keyword"):
-        writer.write_table(table, files, "caption given positionally")
-
-
 def test_table_paths_are_per_paper():
     assert paths.table_files("jw", "table2_kendall") == {
         ext: f"results/tables/jw/table2_kendall.{ext}" for ext in ("csv", "md", "tex", "html")

@@ -5,10 +5,10 @@ import copy
 import pytest
 import yaml
 
-from attnexp.config import ConfigError, validate_config
+from attnexp.config import PACKAGED_SCHEMA, ConfigError, validate_config
 from tests.conftest import REPO
 
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 
 
 @pytest.fixture()

@@ -6,12 +6,12 @@ import copy
 import pytest
 import yaml
 
-from attnexp.config import ConfigError, coerce_by_schema, load_config_file, load_schema, validate_config
+from attnexp.config import PACKAGED_SCHEMA, ConfigError, coerce_by_schema, load_config_file, load_schema, validate_config
 from attnexp.datasets.policy import check_datasets_available
 from tests.conftest import REPO
 from tests.workflow.helpers import snakemake, tiny_config
 
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 
 
 @pytest.fixture()

@@ -4,47 +4,48 @@
 
 rule synthesize_agreement:
     output:
-        "results/raw/synthetic/agreement/data.csv",
+        data=paths.AGREEMENT,
     log:
-        "logs/raw/synthetic/agreement.log",
+        paths.log("raw/synthetic", "agreement"),
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        seed=config["az"]["agreement"]["seed"],
-        options=config["az"]["agreement"],
+        settings=settings(job.SynthesizeSettings, family="agreement"),
     script:
-        "../scripts/az_agreement.py"
+        "../scripts/synthesize.py"
 
 
 rule linzen_agreement:
     input:
-        get_linzen_path,
+        corpus=get_linzen_path,
     output:
-        "results/raw/linzen/data.csv",
+        data=paths.LINZEN_FILE,
     log:
-        "logs/raw/linzen.log",
+        paths.log("raw", "linzen"),
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        seed=config["az"]["sample_seed"],
+        settings=settings(job.SynthesizeSettings, family="linzen"),
     script:
-        "../scripts/az_linzen.py"
+        "../scripts/synthesize.py"
 
 
 rule az_analyse:
     input:
-        model=paths.model_files(encoder="transformer", attention=AZ_ATTENTION)["model"],
+        model=paths.model_files(encoder="transformer", attention=PLAN.az_attention)[
+            "model"
+        ],
         instances=paths.preprocessed_files()["instances"],
     output:
         **paths.az_files(),
     log:
         paths.log("az", "{dataset}/seed{seed}"),
     wildcard_constraints:
-        **AZ_WILDCARDS,
+        **PLAN.az_wildcards(),
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
@@ -52,14 +53,14 @@ rule az_analyse:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        config=config_sections("az", "device"),
+        settings=settings(job.AZAnalysisSettings),
     script:
         "../scripts/az_analyse.py"
 
 
 rule az_combine:
     input:
-        get_az_run_summaries(),
+        PLAN.az_run_summaries(),
     output:
         **paths.az_combined_files(),
     log:
@@ -69,7 +70,7 @@ rule az_combine:
     resources:
         **RESOURCES["small"],
     params:
-        runs=get_az_runs(),
+        settings=settings(job.TableSettings, table="az_combine"),
     script:
         "../scripts/az_combine.py"
 
@@ -78,7 +79,11 @@ rule az_tables:
     input:
         **paths.az_combined_files(),
     output:
-        **az_table_outputs(),
+        **{
+            k: v
+            for stem, title in AZ_TABLES.items()
+            for k, v in reported_table("az", stem, title, prefix=f"{stem}_").items()
+        },
     log:
         paths.log("az", "tables"),
     conda:
@@ -86,7 +91,7 @@ rule az_tables:
     resources:
         **RESOURCES["small"],
     params:
-        gradient=AZ["gradient"],
+        settings=settings(job.TableSettings, table="az_tables"),
     script:
         "../scripts/az_tables.py"
 
@@ -104,14 +109,13 @@ rule az_correlation_figure:
     log:
         paths.log("az", "{dataset}/correlation_figure"),
     wildcard_constraints:
-        dataset=AZ_WILDCARDS["dataset"],
+        dataset=PLAN.az_wildcards()["dataset"],
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        gradient=AZ["gradient"],
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="az_correlation_figure"),
     script:
         "../scripts/az_correlation_figure.py"
 
@@ -126,23 +130,23 @@ rule az_cls_maps:
             paths.figure_files("az", AZ_FIGURES["cls_maps"]),
             "cls_maps",
             "[CLS] maps across layers",
-            model=f"transformer-{AZ_ATTENTION} seed {{seed}}",
+            model=f"transformer-{PLAN.az_attention} seed {{seed}}",
         ),
     log:
         paths.log("az", "{dataset}/cls_maps_seed{seed}"),
     wildcard_constraints:
-        **AZ_WILDCARDS,
+        **PLAN.az_wildcards(),
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="az_cls_maps"),
     script:
         "../scripts/az_cls_maps.py"
 
 
 rule az:
     input:
-        get_az_targets(),
+        PLAN.az_targets(),
     localrule: True

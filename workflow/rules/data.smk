@@ -5,11 +5,9 @@
 # One folder per generated family (attnexp.datasets.generated.synthetic.FAMILY_FILES lists what it holds).
 rule synthesize:
     output:
-        directory(paths.SYNTHETIC),
+        folder=directory(paths.SYNTHETIC),
     log:
         paths.log("raw/synthetic", "{family}"),
-    wildcard_constraints:
-        family="|".join(FAMILY_FILES),
     localrule: True
     conda:
         "../envs/attnexp.yaml"
@@ -17,8 +15,7 @@ rule synthesize:
     resources:
         **RESOURCES["tiny"],
     params:
-        seed=config["synthetic"]["seed"],
-        options=get_synthetic_options,
+        settings=settings(job.SynthesizeSettings),
     script:
         "../scripts/synthesize.py"
 
@@ -36,10 +33,7 @@ rule preprocess:
     resources:
         **RESOURCES["preprocess"],
     params:
-        raw_dir=get_raw_dir,
-        options=config["preprocessing"],
-        user_files=config["data"]["user_files"],
-        declaration=get_user_dataset,
+        settings=settings(job.PreprocessSettings),
     script:
         "../scripts/preprocess.py"
 
@@ -61,13 +55,12 @@ for _archive in DOWNLOADS:
         resources:
             **RESOURCES["download"],
         params:
-            archive=_archive,
-            url=lambda wildcards, url=DOWNLOADS[_archive].url: url,
+            settings=settings(job.DownloadSettings, archive=_archive),
         script:
             "../scripts/download.py"
 
 
 rule preprocessed:
     input:
-        get_datasets_targets(),
+        PLAN.dataset_targets(),
     localrule: True

@@ -6,22 +6,19 @@
 rule hf_tokenize:
     input:
         **paths.preprocessed_files(),
+        raw=get_raw_files,
     output:
         **paths.hf_preprocessed_files(),
     log:
         paths.log("hf", "{hf_model}/preprocessed/{dataset}"),
     wildcard_constraints:
-        hf_model=HF_WILDCARDS["hf_model"],
-        dataset=HF_WILDCARDS["dataset"],
+        dataset=PLAN.hf_wildcards()["dataset"],
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        config=config_sections("hf", "seeding", "model_selection"),
-        raw_dir=get_raw_dir,
-        user_files=config["data"]["user_files"],
-        declaration=get_user_dataset,
+        settings=settings(job.HFRunSettings),
     script:
         "../scripts/hf_tokenize.py"
 
@@ -34,7 +31,7 @@ rule hf_model:
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/model"),
     wildcard_constraints:
-        **HF_WILDCARDS,
+        **PLAN.hf_wildcards(),
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
@@ -42,9 +39,7 @@ rule hf_model:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        config=config_sections(
-            "hf", "seeding", "model_selection", "device", "fused_adam"
-        ),
+        settings=settings(job.HFRunSettings),
     script:
         "../scripts/hf_model.py"
 
@@ -58,7 +53,7 @@ rule hf_az:
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/az"),
     wildcard_constraints:
-        **HF_WILDCARDS,
+        **PLAN.hf_wildcards(),
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
@@ -66,10 +61,9 @@ rule hf_az:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        config=config_sections("az", "device"),
-        task=get_hf_task,
+        settings=settings(job.AZAnalysisSettings),
     script:
-        "../scripts/hf_az.py"
+        "../scripts/az_analyse.py"
 
 
 rule hf_analyze:
@@ -81,7 +75,7 @@ rule hf_analyze:
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/jw"),
     wildcard_constraints:
-        **HF_WILDCARDS,
+        **PLAN.hf_wildcards(),
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
@@ -89,10 +83,9 @@ rule hf_analyze:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        config=config_sections("analyses", "device"),
-        batch_size=get_hf_analysis_batch_size,
+        settings=settings(job.AnalyzeSettings),
     script:
-        "../scripts/hf_analyze.py"
+        "../scripts/analyze.py"
 
 
 rule hf_correlation_figure:
@@ -109,18 +102,15 @@ rule hf_correlation_figure:
     log:
         paths.log("hf", "{hf_model}/{dataset}/correlation_figure"),
     wildcard_constraints:
-        hf_model=HF_WILDCARDS["hf_model"],
-        dataset=HF_WILDCARDS["dataset"],
+        dataset=PLAN.hf_wildcards()["dataset"],
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        gradient=AZ["gradient"],
-        task=get_hf_task,
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="az_correlation_figure"),
     script:
-        "../scripts/hf_correlation_figure.py"
+        "../scripts/az_correlation_figure.py"
 
 
 rule hf_cls_maps:
@@ -138,18 +128,18 @@ rule hf_cls_maps:
     log:
         paths.log("hf", "{hf_model}/{dataset}/cls_maps_seed{seed}"),
     wildcard_constraints:
-        **HF_WILDCARDS,
+        **PLAN.hf_wildcards(),
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="az_cls_maps"),
     script:
         "../scripts/az_cls_maps.py"
 
 
 rule hf:
     input:
-        get_hf_targets(),
+        PLAN.hf_targets(),
     localrule: True

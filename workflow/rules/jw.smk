@@ -17,8 +17,7 @@ rule analyze:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        config=config_sections("analyses", "device", "padded_lstm"),
-        batch_size=get_analysis_batch_size,
+        settings=settings(job.AnalyzeSettings),
     script:
         "../scripts/analyze.py"
 
@@ -32,8 +31,8 @@ rule analyze:
 
 rule table1:
     input:
-        meta=[paths.preprocessed_files(d)["meta"] for d in DATASET_NAMES],
-        metrics=[paths.model_files(**m)["metrics"] for m in grid_models()],
+        meta=get_grid_metas(),
+        metrics=get_grid_files("model", "metrics"),
     output:
         **reported_table("jw", "table1_datasets", TABLE_TITLES["table1_datasets"]),
     log:
@@ -43,16 +42,15 @@ rule table1:
     resources:
         **RESOURCES["small"],
     params:
-        datasets=DATASET_NAMES,
-        bootstrap=bootstrap_options(),
+        settings=settings(job.TableSettings, table="table1"),
     script:
-        "../scripts/table1.py"
+        "../scripts/jw_table.py"
 
 
 rule table2:
     input:
-        meta=[paths.preprocessed_files(d)["meta"] for d in DATASET_NAMES],
-        kendall=[paths.analysis_files(**m)["kendall"] for m in grid_models()],
+        meta=get_grid_metas(),
+        kendall=get_grid_files("analysis", "kendall"),
     output:
         **reported_table("jw", "table2_kendall", TABLE_TITLES["table2_kendall"]),
     log:
@@ -62,18 +60,14 @@ rule table2:
     resources:
         **RESOURCES["small"],
     params:
-        models=grid_models(),
-        datasets=DATASET_NAMES,
-        pairs=FIGURES["table_pairs"],
-        nan_policy=config["analyses"]["kendall"]["nan_policy"],  # as kendall_summary.csv (J&W §6.3)
-        bootstrap=bootstrap_options(),
+        settings=settings(job.TableSettings, table="table2"),
     script:
-        "../scripts/table2.py"
+        "../scripts/jw_table.py"
 
 
 rule cross_measure_table:
     input:
-        kendall=[paths.analysis_files(**m)["kendall"] for m in grid_models()],
+        kendall=get_grid_files("analysis", "kendall"),
     output:
         **reported_table("jw", "cross_measure", TABLE_TITLES["cross_measure"]),
     log:
@@ -83,16 +77,14 @@ rule cross_measure_table:
     resources:
         **RESOURCES["small"],
     params:
-        models=grid_models(),
-        legacy_labels=FIGURES["legacy_labels"],
-        bootstrap=bootstrap_options(),
+        settings=settings(job.TableSettings, table="cross_measure_table"),
     script:
-        "../scripts/cross_measure_table.py"
+        "../scripts/jw_table.py"
 
 
 rule rationale_table:
     input:
-        recovery=[paths.analysis_files(**m)["rationale"] for m in grid_models()],
+        recovery=get_grid_files("analysis", "rationale"),
     output:
         **reported_table("jw", "rationale_recovery", TABLE_TITLES["rationale_recovery"]),
     log:
@@ -102,14 +94,14 @@ rule rationale_table:
     resources:
         **RESOURCES["small"],
     params:
-        bootstrap=bootstrap_options(),
+        settings=settings(job.TableSettings, table="rationale_table"),
     script:
-        "../scripts/rationale_table.py"
+        "../scripts/jw_table.py"
 
 
 rule dataset_figures:
     input:
-        get_dataset_figure_inputs,
+        tables=get_dataset_figure_inputs,
         meta=paths.preprocessed_files()["meta"],
     output:
         manifest=paths.figure_manifest("jw", "{dataset}"),
@@ -122,37 +114,36 @@ rule dataset_figures:
     resources:
         **RESOURCES["analysis"],
     params:
-        models=get_dataset_figure_models,
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="dataset_figures"),
     script:
         "../scripts/model_figures.py"
 
 
 rule model_figure:
     input:
-        get_model_figure_inputs,
+        tables=get_model_figure_inputs,
         meta=paths.preprocessed_files()["meta"],
     output:
-        png=report(
-            paths.jw_model_figure_files(name="{figure}")["png"],
-            caption="../report/jw/model_figure.rst",
-            category=PAPER_NAMES["jw"],
-            subcategory=report_section("{dataset}"),
-            labels=get_model_figure_labels,
+        **reported_figure(
+            "jw",
+            paths.jw_model_figure_files(name="{figure}"),
+            "model_figure",
+            lambda w: {
+                "model": f"{w.encoder}-{w.attention} seed {w.seed}",
+                "result": FIGURE_TITLES[w.figure],
+            },
         ),
-        pdf=paths.jw_model_figure_files(name="{figure}")["pdf"],
     log:
         paths.log("figures", "jw/{dataset}/{encoder}-{attention}/seed{seed}/{figure}"),
     wildcard_constraints:
-        encoder=single_model_figure_encoder(),
-        figure="|".join(MODEL_FIGURE_TABLES),
+        encoder=PLAN.single_model_figure_encoder(),
+        figure=PLAN.model_figure_alternatives(),
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        models=get_model_figure_models,
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="model_figure"),
     script:
         "../scripts/model_figures.py"
 
@@ -171,9 +162,7 @@ rule summary_figures:
     resources:
         **RESOURCES["small"],
     params:
-        figures=get_summary_figure_files(),
-        datasets=DATASET_NAMES,
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="summary_figures"),
     script:
         "../scripts/summary_figures.py"
 
@@ -183,36 +172,32 @@ rule summary_figure:
         kendall=paths.table_files("jw", "table2_kendall")["csv"],
         cross=paths.table_files("jw", "cross_measure")["csv"],
     output:
-        png=report(
-            paths.jw_summary_figure_files(name="{summary_figure}")["png"],
-            caption="../report/jw/summary_figure.rst",
-            category=PAPER_NAMES["jw"],
-            subcategory=report_section(ALL_DATASETS),
-            labels=get_summary_figure_labels,
+        **reported_figure(
+            "jw",
+            paths.jw_summary_figure_files(name="{summary_figure}"),
+            "summary_figure",
+            lambda w: {
+                "model": "-",
+                "result": f"{FIGURE_TITLES[w.summary_figure]} ({w.attention} attention)",
+            },
+            ALL_DATASETS,
         ),
-        pdf=paths.jw_summary_figure_files(name="{summary_figure}")["pdf"],
     log:
         paths.log("figures", "jw/summary/{attention}/{summary_figure}"),
     wildcard_constraints:
-        attention=single_summary_figure_attention(),
-        summary_figure="|".join(SUMMARY_FIGURE_NAMES),
+        attention=PLAN.single_summary_figure_attention(),
+        summary_figure=PLAN.summary_figure_alternatives(),
     conda:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
     params:
-        figures=lambda wildcards, output: {
-            wildcards.attention: {
-                wildcards.summary_figure: {"png": output.png, "pdf": output.pdf}
-            }
-        },
-        datasets=DATASET_NAMES,
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="summary_figure"),
     script:
         "../scripts/summary_figures.py"
 
 
 rule jw:
     input:
-        get_jw_targets(),
+        PLAN.jw_targets(),
     localrule: True

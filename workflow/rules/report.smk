@@ -4,36 +4,36 @@
 
 rule tables:
     input:
-        get_table_targets(),
+        PLAN.table_targets(),
     localrule: True
 
 
 rule figures:
     input:
-        get_figure_targets(),
+        PLAN.figure_targets(),
     localrule: True
 
 
 rule report:
     input:
-        get_table_targets(),
-        get_figure_targets(),
+        tables=PLAN.table_targets(),
+        figures=PLAN.figure_targets(),
     output:
-        paths.REPORT,
+        report=paths.REPORT,
     log:
         paths.log("report", "report"),
     localrule: True
     conda:
         "../envs/attnexp.yaml"
     params:
-        snakefile=workflow.main_snakefile,
+        settings=settings(job.ReportSettings, snakefile=workflow.main_snakefile),
     script:
         "../scripts/report.py"
 
 
 rule paper_comparison:
     input:
-        get_paper_comparison_inputs(),
+        PLAN.paper_comparison_inputs(),
     output:
         **reported_table(
             paths.COMPARISON, "paper_comparison", "Ours beside the published values"
@@ -45,8 +45,6 @@ rule paper_comparison:
     resources:
         **RESOURCES["small"],
     params:
-        runs=get_paper_comparison_runs(),
-        nan_policy=config["analyses"]["kendall"]["nan_policy"],  # as Table 2
-        bootstrap=bootstrap_options(),
+        settings=settings(job.TableSettings, table="paper_comparison"),
     script:
         "../scripts/paper_comparison.py"

@@ -21,12 +21,7 @@ rule train:
         **RESOURCES["train"],
         **GPU,
     params:
-        hyperparameters=get_hyperparameters,
-        model_options=config["model"],
-        embeddings=get_embeddings,
-        config=config_sections(
-            "model_selection", "seeding", "device", "padded_lstm", "fused_adam"
-        ),
+        settings=settings(job.TrainSettings),
     script:
         "../scripts/train.py"
 
@@ -49,9 +44,6 @@ rule train_transformer:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        model_options=config["az"]["model"],
-        config=config_sections(
-            "az", "model_selection", "seeding", "device", "fused_adam"
-        ),
+        settings=settings(job.TransformerSettings),
     script:
-        "../scripts/az_train.py"
+        "../scripts/train_transformer.py"

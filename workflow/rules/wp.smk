@@ -1,6 +1,6 @@
 # Wiegreffe & Pinter (2019), "Attention is not not Explanation": the four tests on the base BiLSTM+tanh.
 # Test 1: uniform baseline; Test 2: seed variance; Test 3: diagnostic MLP with guides; Test 4: consistent adversary.
-# Runs and analyses: attnexp.analyses.wp; tables and figures: attnexp.report.wp; paths: attnexp.paths.
+# Jobs: attnexp.pipeline.wp (the science in attnexp.analyses.wp, tables and figures in attnexp.report.wp).
 
 
 rule wp_train:
@@ -17,11 +17,7 @@ rule wp_train:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        hyperparameters=get_hyperparameters,
-        embeddings=get_embeddings,
-        config=config_sections(
-            "wp", "model", "seeding", "device", "padded_lstm", "fused_adam"
-        ),
+        settings=settings(job.WPRunSettings),
     script:
         "../scripts/wp_train.py"
 
@@ -30,7 +26,7 @@ rule wp_adversary:
     input:
         unpack(get_wp_adversary_inputs),
     output:
-        **paths.wp_run_files(variant=ADVERSARY_VARIANT),
+        **paths.wp_run_files(variant="adversarial"),
     log:
         paths.log("wp", "{dataset}/adversarial/seed{seed}/lambda{lam}"),
     conda:
@@ -40,21 +36,16 @@ rule wp_adversary:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        hyperparameters=get_hyperparameters,
-        base=get_wp_base,
-        embeddings=get_embeddings,
-        config=config_sections(
-            "wp", "model", "seeding", "device", "padded_lstm", "fused_adam"
-        ),
+        settings=settings(job.WPRunSettings),
     script:
         "../scripts/wp_adversary.py"
 
 
 rule wp_seed_variance:
     input:
-        get_wp_seed_variance_inputs,
+        get_wp_analysis_inputs("seed_variance"),
     output:
-        paths.wp_dataset_files()["seed_variance"],
+        seed_variance=paths.wp_dataset_files()["seed_variance"],
     log:
         paths.log("wp", "{dataset}/seed_variance"),
     conda:
@@ -62,11 +53,9 @@ rule wp_seed_variance:
     resources:
         **RESOURCES["small"],
     params:
-        base=get_wp_base,
-        seeds=get_wp_seed_files,
-        config=config_sections("wp"),
+        settings=settings(job.WPAnalysisSettings),
     script:
-        "../scripts/wp_seed_variance.py"
+        "../scripts/wp_variance.py"
 
 
 rule wp_jw_adversary:
@@ -74,7 +63,7 @@ rule wp_jw_adversary:
         model=paths.wp_run_files(variant="base")["model"],
         instances=paths.preprocessed_files()["instances"],
     output:
-        paths.wp_jw_adversary_file(),
+        table=paths.wp_jw_adversary_file(),
     log:
         paths.log("wp", "{dataset}/base/seed{seed}/jw_adversary"),
     conda:
@@ -84,17 +73,16 @@ rule wp_jw_adversary:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        batch_size=lambda wildcards: get_hyperparameters(wildcards)["batch_size"],
-        config=config_sections("wp", "analyses", "device", "padded_lstm"),
+        settings=settings(job.WPAnalysisSettings),
     script:
         "../scripts/wp_jw_adversary.py"
 
 
 rule wp_adversary_variance:
     input:
-        get_wp_adversary_variance_inputs,
+        get_wp_analysis_inputs("adv_variance"),
     output:
-        paths.wp_dataset_files()["adv_variance"],
+        adv_variance=paths.wp_dataset_files()["adv_variance"],
     log:
         paths.log("wp", "{dataset}/adv_variance"),
     conda:
@@ -102,18 +90,16 @@ rule wp_adversary_variance:
     resources:
         **RESOURCES["small"],
     params:
-        base=get_wp_base,
-        jw_adversary=get_wp_jw_adversary,
-        config=config_sections("wp"),
+        settings=settings(job.WPAnalysisSettings),
     script:
-        "../scripts/wp_adversary_variance.py"
+        "../scripts/wp_variance.py"
 
 
 rule wp_jsd_tvd_points:
     input:
-        get_wp_points_inputs,
+        get_wp_analysis_inputs("points"),
     output:
-        paths.wp_dataset_files()["points"],
+        points=paths.wp_dataset_files()["points"],
     log:
         paths.log("wp", "{dataset}/jsd_tvd_points"),
     conda:
@@ -121,12 +107,7 @@ rule wp_jsd_tvd_points:
     resources:
         **RESOURCES["small"],
     params:
-        base=get_wp_base,
-        seeds=get_wp_seed_files,
-        uniform=get_wp_uniform_files,
-        adversaries=get_wp_adversary_runs,
-        jw_adversary=get_wp_jw_adversary,
-        config=config_sections("wp"),
+        settings=settings(job.WPAnalysisSettings),
     script:
         "../scripts/wp_jsd_tvd_points.py"
 
@@ -147,14 +128,14 @@ rule wp_uniform_table:
     resources:
         **RESOURCES["small"],
     params:
-        reported=WP.jw_reported,
+        settings=settings(job.TableSettings, table="wp_uniform_table"),
     script:
-        "../scripts/wp_uniform_table.py"
+        "../scripts/wp_table.py"
 
 
 rule wp_diagnostic_table:
     input:
-        get_wp_diagnostic_metrics(),
+        metrics=PLAN.wp_diagnostic_metrics(),
     output:
         **reported_table("wp", "diagnostic_table", "Test 3: diagnostic MLP (Table 4)"),
     log:
@@ -163,13 +144,15 @@ rule wp_diagnostic_table:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
+    params:
+        settings=settings(job.TableSettings, table="wp_diagnostic_table"),
     script:
-        "../scripts/wp_diagnostic_table.py"
+        "../scripts/wp_table.py"
 
 
 rule wp_adversarial_table:
     input:
-        adversaries=get_wp_adversarial_metrics(),
+        adversaries=PLAN.wp_adversarial_metrics(),
         base=get_wp_metrics("base"),
     output:
         **reported_table("wp", "adversarial_table", "Test 4: consistent adversary"),
@@ -179,20 +162,22 @@ rule wp_adversarial_table:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
+    params:
+        settings=settings(job.TableSettings, table="wp_adversarial_table"),
     script:
-        "../scripts/wp_adversarial_table.py"
+        "../scripts/wp_table.py"
 
 
 rule wp_jsd_tvd_table:
     input:
-        paths.wp_dataset_files()["points"],
+        points=paths.wp_dataset_files()["points"],
     output:
         **reported_table(
             "wp",
             "{dataset}/jsd_tvd_points",
             "Test 4: JSD and TVD from the base",
             subcategory="{dataset}",
-            model=WP_BASE_MODEL,
+            model=PLAN.wp_base_model,
         ),
     log:
         paths.log("wp", "{dataset}/jsd_tvd_table"),
@@ -200,27 +185,31 @@ rule wp_jsd_tvd_table:
         "../envs/attnexp.yaml"
     resources:
         **RESOURCES["small"],
+    params:
+        settings=settings(job.TableSettings, table="wp_jsd_tvd_table"),
     script:
-        "../scripts/wp_jsd_tvd_table.py"
+        "../scripts/wp_table.py"
 
 
 rule wp_variance_figures:
     input:
-        lambda wildcards: paths.wp_dataset_files(wildcards.dataset)[
-            f"{wildcards.kind}_variance"
-        ],
+        variance=lambda w: paths.wp_dataset_files(w.dataset)[f"{w.kind}_variance"],
     output:
-        **wp_figure_outputs(
-            "violin",
-            "{kind}_violin",
+        **reported_figure(
+            "wp",
+            paths.figure_files("wp", "{dataset}/{kind}_violin"),
             "variance_violin",
             "Test 2: {kind} variance (violin)",
+            model=PLAN.wp_base_model,
+            prefix="violin_",
         ),
-        **wp_figure_outputs(
-            "scatter",
-            "{kind}_scatter",
+        **reported_figure(
+            "wp",
+            paths.figure_files("wp", "{dataset}/{kind}_scatter"),
             "variance_scatter",
             "Test 2: {kind} variance (scatter)",
+            model=PLAN.wp_base_model,
+            prefix="scatter_",
         ),
     log:
         paths.log("wp", "{dataset}/{kind}_figures"),
@@ -231,18 +220,22 @@ rule wp_variance_figures:
     resources:
         **RESOURCES["small"],
     params:
-        compared=lambda wildcards: {"seed": "seeds", "adv": "adversary"}[wildcards.kind],
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="wp_variance_figures"),
     script:
-        "../scripts/wp_variance_figures.py"
+        "../scripts/wp_figures.py"
 
 
 rule wp_jsd_tvd_figure:
     input:
-        paths.wp_dataset_files()["points"],
+        points=paths.wp_dataset_files()["points"],
     output:
-        **wp_figure_outputs(
-            "jsd_tvd", "jsd_tvd", "jsd_tvd", "Test 4: JSD-TVD plane (Figure 3)"
+        **reported_figure(
+            "wp",
+            paths.figure_files("wp", "{dataset}/jsd_tvd"),
+            "jsd_tvd",
+            "Test 4: JSD-TVD plane (Figure 3)",
+            model=PLAN.wp_base_model,
+            prefix="jsd_tvd_",
         ),
     log:
         paths.log("wp", "{dataset}/jsd_tvd_figure"),
@@ -251,9 +244,9 @@ rule wp_jsd_tvd_figure:
     resources:
         **RESOURCES["small"],
     params:
-        config=config_sections("figures"),
+        settings=settings(job.FigureSettings, job="wp_jsd_tvd_figure"),
     script:
-        "../scripts/wp_jsd_tvd_figure.py"
+        "../scripts/wp_figures.py"
 
 
 # --- targets ---
@@ -261,29 +254,29 @@ rule wp_jsd_tvd_figure:
 
 rule wp_uniform:
     input:
-        get_wp_uniform_targets(),
+        PLAN.wp_uniform_targets(),
     localrule: True
 
 
 rule wp_seeds:
     input:
-        get_wp_seed_targets(),
+        PLAN.wp_seed_targets(),
     localrule: True
 
 
 rule wp_diagnostic:
     input:
-        get_wp_diagnostic_targets(),
+        PLAN.wp_diagnostic_targets(),
     localrule: True
 
 
 rule wp_adversarial:
     input:
-        get_wp_adversarial_targets(),
+        PLAN.wp_adversarial_targets(),
     localrule: True
 
 
 rule wp:
     input:
-        get_wp_targets(),
+        PLAN.wp_targets(),
     localrule: True

@@ -1,11 +1,4 @@
-from attnexp.report.az import write_cls_maps
-from attnexp.report.style import FigureStyle
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.az import run_az_cls_maps
 
-with log_to(snakemake.log[0]):
-    write_cls_maps(
-        relevance=snakemake.input.relevance,
-        meta=snakemake.input.meta,
-        style=FigureStyle.from_config(snakemake.params.config),
-        outputs=dict(snakemake.output.items()),
-    )
+call(run_az_cls_maps, snakemake)

@@ -1,5 +1,4 @@
-from attnexp.pipeline.az import combine_runs
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.az import run_az_combine
 
-with log_to(snakemake.log[0]):
-    combine_runs(runs=snakemake.params.runs, outputs=dict(snakemake.output.items()))
+call(run_az_combine, snakemake)

@@ -1,12 +1,4 @@
-from attnexp.report.az import write_correlation_figure
-from attnexp.report.style import FigureStyle
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.az import run_az_correlation_figure
 
-with log_to(snakemake.log[0]):
-    write_correlation_figure(
-        summary=snakemake.input.summary,
-        dataset=snakemake.wildcards.dataset,
-        gradient=snakemake.params.gradient,
-        style=FigureStyle.from_config(snakemake.params.config),
-        outputs=dict(snakemake.output.items()),
-    )
+call(run_az_correlation_figure, snakemake)

@@ -1,10 +1,4 @@
-from attnexp.report.az import write_az_tables
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.az import run_az_tables
 
-with log_to(snakemake.log[0]):
-    write_az_tables(
-        summary=snakemake.input.summary,
-        recovery=snakemake.input.recovery,
-        gradient=snakemake.params.gradient,
-        outputs=dict(snakemake.output.items()),
-    )
+call(run_az_tables, snakemake)

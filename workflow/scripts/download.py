@@ -1,6 +1,4 @@
-from attnexp import paths
-from attnexp.datasets.acquire import download
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.data import run_download
 
-with log_to(snakemake.log[0]):
-    download(name=snakemake.params.archive, archive_dir=paths.ARCHIVES, raw_dir=paths.DOWNLOADED)
+call(run_download, snakemake)

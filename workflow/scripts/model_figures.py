@@ -1,11 +1,4 @@
-from attnexp.report.jw.data import FigureOptions
-from attnexp.report.jw.render import render_model_figures
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.jw import run_model_figures
 
-with log_to(snakemake.log[0]):
-    render_model_figures(
-        models=snakemake.params.models,
-        meta=snakemake.input.meta,
-        options=FigureOptions.from_config(snakemake.params.config),
-        manifest=snakemake.output.get("manifest"),
-    )
+call(run_model_figures, snakemake)

@@ -1,10 +1,4 @@
-from attnexp.datasets.generated.synthetic import generate
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.data import run_synthesize
 
-with log_to(snakemake.log[0]):
-    generate(
-        family=snakemake.wildcards.family,
-        out_dir=snakemake.output[0],
-        seed=snakemake.params.seed,
-        options=dict(snakemake.params.options),
-    )
+call(run_synthesize, snakemake)

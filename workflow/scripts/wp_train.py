@@ -1,25 +1,4 @@
-from attnexp.analyses.wp.settings import WPSettings
-from attnexp.models.settings import TrainSettings
-from attnexp.pipeline.wp import run_wp_model
-from attnexp.runlog import log_to
+from attnexp.pipeline import call
+from attnexp.pipeline.wp import run_wp_train
 
-with log_to(snakemake.log[0]):
-    run_wp_model(
-        instances=snakemake.input.instances,
-        meta=snakemake.input.meta,
-        dataset=snakemake.wildcards.dataset,
-        variant=snakemake.wildcards.variant,
-        settings=WPSettings.from_config(snakemake.params.config),
-        train=TrainSettings.from_config(
-            snakemake.params.config,
-            seed=int(snakemake.wildcards.seed),
-            hyperparameters=snakemake.params.hyperparameters,
-            paper="wp",
-        ),
-        hyperparameters=dict(snakemake.params.hyperparameters),
-        model_options=dict(snakemake.params.config["model"]),
-        outputs=dict(snakemake.output.items()),
-        embeddings=dict(snakemake.params.embeddings),
-        guide_files=dict(snakemake.input.items()),
-        threads=snakemake.threads,
-    )
+call(run_wp_train, snakemake)

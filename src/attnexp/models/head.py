@@ -4,10 +4,16 @@ features, the output distribution and the predicted class, plus the common `forw
 A model builds its encoder and attention, then calls `build_head(size)`; it provides `encode`, `attend` and
 `decode` (which ends in `output_logits`). Binary classification (BC) has one logit; QA/NLI combine the
 attended context with the question encoding before C logits.
+
+The head also holds the defaults of the optional capabilities of `models.interface.AttentionModel`
+(`logits`, `input_lengths`, `decode_permuted`, `blank_id`, `tokenizer`, `checkpoint_kind`): what a model with
+one attention vector, our vocabulary and no tokenizer of its own does. A model overrides only those it has
+its own behaviour for.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
@@ -19,6 +25,7 @@ from attnexp.data.batching import Batch
 class Encoded:
     hidden: torch.Tensor  # [B, L, H] the states attention averages over
     question: torch.Tensor | None  # [B, H] question summary (QA/NLI)
+    maps: torch.Tensor | None = None  # [B, layers, heads, L, L] every layer's attention; None: no per-layer maps
 
 
 @dataclass
@@ -29,10 +36,13 @@ class Output:
 
 
 class ClassifierHead(nn.Module):
-    """Base of `AttentionClassifier` and `TransformerClassifier`; `self.config` has `task` and `n_classes`."""
+    """Base of every model family (`AttentionClassifier`, `TransformerClassifier`, `HFClassifier`); `self.config`
+    has `task` and `n_classes`."""
 
     config: object
-    checkpoint_kind: str  # what `models.checkpoint` records, so `load_model` rebuilds the right class
+    checkpoint_kind: str | None = None  # what `models.checkpoint` records, so `load_model` rebuilds the right class
+    blank_id: int | None = None  # the token A&Z blank-out substitutes; None: the caller's (our UNK, the API tokenizer's)
+    tokenizer: Any = None  # the tokenizer the model carries (Hugging Face); None: the dataset's vocabulary
 
     def build_head(self, size: int) -> None:
         """BC: w^T c + b; QA/NLI: W2 tanh(W1p c + W1q q) (J&W §4). Registers the modules in this order."""
@@ -78,6 +88,27 @@ class ClassifierHead(nn.Module):
         attentions over the same states (the adversary's steps, permutations). Models whose head starts linear in
         the attended features override it to apply that layer to the states once."""
         return lambda attention: self.decode(encoded, attention, batch)
+
+    def decode_permuted(
+        self, encoded: Encoded, index: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits [B, P(, C)] with the model's attention permuted by `index` [B, P, L] (entry [b, p, t]: the position
+        whose weight moves to t), the states fixed (J&W §6.4); `attention`: the forward's, when the caller has it
+        (else recomputed). A multi-head model overrides it to permute every head."""
+        attention = self.attend(encoded, batch) if attention is None else attention
+        return self.decoder(encoded, batch)(attention[:, None, :].expand_as(index).gather(-1, index))
+
+    def input_lengths(self, batch: Batch) -> torch.Tensor:
+        """Positions each example has as the model's input [B]: all of `batch.lengths`, both markers included."""
+        return batch.lengths
+
+    def logits(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """The logits alone: the forward's; with `embedded` (replacing `embed(batch.tokens)`, for input gradients)
+        `decode` of the model's own attention over `encode(batch, embedded)`, so gradients flow through both."""
+        if embedded is None:
+            return self(batch).logits
+        encoded = self.encode(batch, embedded)
+        return self.decode(encoded, self.attend(encoded, batch), batch)
 
     def head_parameters(self) -> list[nn.Parameter]:
         """The decoder's parameters (J&W give them their own Adam for BC)."""

@@ -14,8 +14,9 @@ The J&W split embed -> encode -> attend -> decode:
     on [CLS]/[SEP]), so `decode(encoded, attend(encoded))` is the model's own output, gradients
     included. The per-head rows are differentiated only when `a` carries a gradient (a detached `a`
     holds the attention fixed, as J&W's gradient importance asks);
-  - `decode_permuted(encoded, index)`: every head's [CLS] row permuted by the same index (the J&W
-    permutation test on a multi-head model).
+  - `decode_permuted(encoded, index, batch)`: every head's [CLS] row permuted by the same index (the J&W
+    permutation test on a multi-head model), instead of the head's default of permuting `attend`'s average.
+It also overrides the head's `blank_id` ([MASK], else [UNK]) and `tokenizer` (the checkpoint's own).
 The [CLS] row is swapped inside a registered attention function (transformers' `AttentionInterface`,
 eager maths), so any model whose self-attention dispatches through that interface works (BERT,
 DistilBERT, RoBERTa, ...). J&W's adversarial attention needs one attention vector that *is* the
@@ -94,7 +95,6 @@ class HFConfig:
 class HFEncoded(Encoded):
     """`hidden`: last-layer states; `maps`: every layer's attention; `cls_rows`: last layer's [CLS] rows [B, H, L]."""
 
-    maps: torch.Tensor | None = None
     cls_rows: torch.Tensor | None = None
     embedded: torch.Tensor | None = None  # the embedding-module output fed in (None: the model's own)
     logits: torch.Tensor | None = None  # the model's own logits in our convention
@@ -249,9 +249,11 @@ class HFClassifier(ClassifierHead):
         logits = self._decode_rows(encoded, new, batch)
         return logits if several else logits[:, 0]
 
-    def decode_permuted(self, encoded: HFEncoded, index: torch.Tensor, batch: Batch) -> torch.Tensor:
+    def decode_permuted(
+        self, encoded: HFEncoded, index: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Logits [B, P(, C)] with every head's last-layer [CLS] row permuted by `index` [B, P, L]
-        (entry [b, p, t]: the position whose weight moves to t)."""
+        (entry [b, p, t]: the position whose weight moves to t); the head average `attention` is not used."""
         rows = encoded.cls_rows.detach()
         heads = rows.shape[1]
         permuted = rows[:, None].expand(-1, index.shape[1], -1, -1).gather(-1, index[:, :, None, :].expand(-1, -1, heads, -1))

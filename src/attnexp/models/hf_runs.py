@@ -8,23 +8,11 @@ truncated to `max_length` pieces. A pair (NLI premise / hypothesis, QA passage /
 one sequence, [CLS] a [SEP] b [SEP]. Planted rationales index words, not pieces, so they are dropped.
 """
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from attnexp.errors import ConfigError
-
-
-def checkpoint_problems(config: Mapping) -> list[str]:
-    """Every configured model whose checkpoint cannot be loaded (message says where to put it); [] when all can."""
-    from attnexp.models.hf import checkpoint_problem
-
-    section = config["hf"]
-    if not section["datasets"]:
-        return []
-    problems = [checkpoint_problem(str(m["checkpoint"]), section["allow_download"]) for m in section["models"].values()]
-    return [f"hf.models.{name}: {p}" for name, p in zip(section["models"], problems, strict=True) if p]
 
 
 def load_tokenizer(checkpoint: str, allow_download: bool = False):

@@ -1,9 +1,12 @@
 """The one interface every analysis relies on: an attention model split into embed -> encode -> attend -> decode.
 
 The split lets an analysis hold the encoded states fixed and swap the attention (permutation, adversary),
-or feed its own embeddings (gradients, integrated gradients). The J&W attention classifier
-(`models.classifier`) and the Transformer (`models.transformer`) both satisfy it, sharing the classifier
-head of `models.head`; analyses type-hint `AttentionModel`, never a concrete class.
+or feed its own embeddings (gradients, integrated gradients). The three model families, the J&W attention
+classifier (`models.classifier`), the Transformer (`models.transformer`) and the Hugging Face wrapper
+(`models.hf`), satisfy it through the classifier head of `models.head`, which also holds the defaults of the
+capabilities not every model has its own of (`logits`, `input_lengths`, `decode_permuted`, `blank_id`,
+`tokenizer`, `checkpoint_kind`); analyses type-hint `AttentionModel`, never a concrete class, and call
+those capabilities directly.
 """
 
 from collections.abc import Callable
@@ -30,6 +33,18 @@ class AttentionModel(Protocol):
     def embedding_size(self) -> int:
         """Width of one input embedding (`embed`'s last dimension); gradient analyses size chunks by it."""
 
+    @property
+    def checkpoint_kind(self) -> str | None:
+        """The model kind `models.checkpoint` records to rebuild the right class (None: not reloadable)."""
+
+    @property
+    def blank_id(self) -> int | None:
+        """The token A&Z blank-out substitutes ([MASK] for Hugging Face BERTs); None: the caller's default."""
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer the model carries (a Hugging Face model's own); None: the dataset's vocabulary."""
+
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """Input embeddings [B, L, E] of token ids [B, L]."""
 
@@ -45,6 +60,17 @@ class AttentionModel(Protocol):
     def decoder(self, encoded: Any, batch: Batch | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
         """`decode(encoded, ., batch)` as a function of the attention alone (for many attentions over fixed states)."""
 
+    def decode_permuted(
+        self, encoded: Any, index: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits [B, P(, C)] with the attention permuted by `index` [B, P, L] (multi-head models: every head's)."""
+
+    def input_lengths(self, batch: Batch) -> torch.Tensor:
+        """Positions each example has as the model's input [B] (the Transformer drops the closing marker)."""
+
+    def logits(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """The logits alone (no attention maps where the model can skip them); `embedded` replaces `embed`."""
+
     def forward(self, batch: Batch) -> Any:
         """An `Output`: logits, attention and the encoded states."""
 
@@ -59,7 +85,5 @@ class AttentionModel(Protocol):
 
 
 def model_logits(model: AttentionModel, batch: Batch) -> torch.Tensor:
-    """The logits alone: the model's own `logits` where it has one (the Transformer's keeps no attention maps),
-    else its forward's."""
-    own = getattr(model, "logits", None)
-    return own(batch) if own is not None else model(batch).logits
+    """`model.logits(batch)`, kept for the callers that import it."""
+    return model.logits(batch)

@@ -33,7 +33,7 @@ from attnexp.models.device import model_device
 from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.interface import AttentionModel, model_logits
 from attnexp.models.metrics import classification_metrics, selection_metric
-from attnexp.models.settings import TrainSettings
+from attnexp.models.settings import FitSettings
 from attnexp.seeding import seed_everything
 
 
@@ -55,7 +55,7 @@ class Objective(Protocol):
     finite_loss: bool  # a non-finite batch loss is an error (FloatingPointError) rather than trained on
     name: str  # what the error calls the loss
 
-    def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings) -> None:
+    def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: FitSettings) -> None:
         """Prepare for a run (selection rows, class weights) before the optimisers are built."""
 
     def loss(self, model: AttentionModel, batch: Batch) -> torch.Tensor:
@@ -84,7 +84,7 @@ class Classification:
     def __init__(self, first_epoch_eligible: bool = False):
         self.first_epoch_eligible = first_epoch_eligible
 
-    def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings) -> None:
+    def start(self, model: AttentionModel, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: FitSettings) -> None:
         self.task, self.select_on = model.config.task, settings.select_on
         self.select_rows = split_frame(instances, settings.select_on)
         self.select_batches = evaluation_batches(self.select_rows, settings.device)
@@ -230,7 +230,7 @@ def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: 
     return predict_batches(model, evaluation_batches(rows, str(model_device(model)), batch_size))
 
 
-def _optimizers(model: AttentionModel, settings: TrainSettings) -> list[torch.optim.Optimizer]:
+def build_optimizers(model: AttentionModel, settings: FitSettings) -> list[torch.optim.Optimizer]:
     """One Adam (QA/NLI) or one per parameter group (BC: encoder, decoder, attention without weight decay)."""
     fused = True if settings.fused_adam else None  # None: torch's default, the per-parameter loop on the CPU
     adam = lambda params, wd: torch.optim.Adam(  # noqa: E731
@@ -248,7 +248,7 @@ def _optimizers(model: AttentionModel, settings: TrainSettings) -> list[torch.op
 def fit(
     model: AttentionModel,
     instances: pd.DataFrame,
-    settings: TrainSettings,
+    settings: FitSettings,
     objective: Objective | None = None,
     progress: Callable[[str], None] = print,
 ) -> TrainResult:
@@ -262,7 +262,7 @@ def fit(
     set_padded_lstm(model.to(settings.device), settings.padded_lstm)
     train_tensors, lengths = TensorRows(train_rows), train_rows["length"].to_numpy() + 2  # L = n + 2 (markers)
     objective.start(model, instances, train_rows, settings)
-    optimizers = _optimizers(model, settings)
+    optimizers = build_optimizers(model, settings)
 
     # Epochs count from 1 everywhere a user sees them: the log, train_log.csv and metrics.json `best_epoch`.
     history, best, best_state, best_epoch, stale = [], objective.initial_best, None, 0, 0

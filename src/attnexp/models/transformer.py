@@ -49,11 +49,10 @@ class TransformerConfig:
 @dataclass
 class TransformerEncoded(Encoded):
     """`hidden`: "tiedcls", the last layer's per-token values (already through the output projection);
-    "self", the output of the last block at every position."""
+    "self", the output of the last block at every position. `maps` (from `Encoded`): every layer's attention."""
 
     cls_input: torch.Tensor | None = None  # tiedcls: [B, D] residual stream at [CLS] entering the last layer
     cls_scores: torch.Tensor | None = None  # tiedcls: [B, heads, L] the last layer's [CLS] attention logits
-    maps: torch.Tensor | None = None  # [B, layers, heads, L, L] attention of every layer
 
 
 class SelfAttention(nn.Module):
@@ -133,7 +132,7 @@ class TransformerClassifier(ClassifierHead):
 
     @staticmethod
     def input_lengths(batch: Batch) -> torch.Tensor:
-        """Input positions per example [B]: [CLS] and the words, not the closing marker."""
+        """Input positions per example [B]: [CLS] and the words, not the closing marker (masked out as a key)."""
         return batch.lengths - 1
 
     def key_mask(self, batch: Batch) -> torch.Tensor:

@@ -1,50 +1,25 @@
-"""The Abnar & Zuidema analyses: read raw / rollout / flow relevance at every layer of a trained Transformer,
-compute blank-out and gradient importance, correlate them (Spearman per example, §5), score how well each
-method finds the subject on agreement data, and combine the per-seed summaries. Tables and figures are drawn
-in `attnexp.report.az`.
-"""
+"""Abnar & Zuidema jobs: raw / rollout / flow relevance at every layer of a trained Transformer (or Hugging Face
+model) against blank-out and gradient importance (Spearman per example, §5) and subject recovery on agreement
+data; the per-seed summaries combined; the tables and figures (`attnexp.report.az`)."""
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-
-import numpy as np
-import pandas as pd
-
-from attnexp.analyses.az.run import (
-    RECOVERY_KEYS,
-    SUMMARY_KEYS,
-    across_seeds,
-    correlations,
-    relevance_and_importance,
-    subject_recovery,
-    summarise_correlations,
-)
-from attnexp.analyses.az.settings import AZSettings
-from attnexp.io import read_csv, read_parquet, write_csv, write_json, write_parquet
-from attnexp.models.device import resolve_device, set_threads
+from attnexp.pipeline import Files
+from attnexp.pipeline.settings import AZAnalysisSettings, FigureSettings, TableSettings
 
 
-def run_az_analysis(
-    *,
-    model: str | Path,
-    instances: str | Path,
-    dataset: str,
-    settings: AZSettings,
-    outputs: Mapping[str, str | Path],
-    threads: int = 1,
-    task: str | None = None,
-    device: str = "auto",
-) -> None:
-    """Relevance, importance, correlations and subject recovery for one trained Transformer (test split), on
-    `device` (the config's setting, resolved here).
+def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSettings, threads: int = 1) -> None:
+    """Relevance, importance, correlations and subject recovery for one trained model (test split), on the
+    configured device. `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds
+    per example, JSON); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
+    import numpy as np
 
-    `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds per example, JSON),
-    as `attnexp.paths.az_files()` names them.
-    `task`: the label of the rows in the tables (default: `dataset`; Hugging Face runs add the model's name).
-    """
+    from attnexp.analyses.az.run import correlations, relevance_and_importance, subject_recovery, summarise_correlations
     from attnexp.data.preprocess import split_frame
+    from attnexp.io import read_parquet, write_csv, write_json, write_parquet
     from attnexp.models.checkpoint import load_model
+    from attnexp.models.device import resolve_device, set_threads
 
+    dataset, task, device = settings.dataset, settings.task, settings.device
+    settings, model, instances = settings.az, inputs["model"], inputs["instances"]
     set_threads(threads)
     loaded = load_model(model, resolve_device(device))
     test = split_frame(read_parquet(instances), "test")
@@ -62,7 +37,7 @@ def run_az_analysis(
         score=settings.score,
     )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
-    dataset = task or dataset
+    dataset = task
     table = correlations(relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman)
     summary = summarise_correlations(
         table, nan_policy=settings.nan_policy, cumulative_layer_lists=settings.cumulative_layer_lists
@@ -73,26 +48,54 @@ def run_az_analysis(
     write_parquet(outputs["correlations"], table)
     write_csv(outputs["summary"], summary)
     write_csv(outputs["recovery"], recovery)
-    if "timings" in outputs:
-        timings = {"instance_id": relevance["instance_id"].tolist(), "flow_seconds": flow_seconds.round(6).tolist()}
-        write_json(outputs["timings"], timings)
+    timings = {"instance_id": relevance["instance_id"].tolist(), "flow_seconds": flow_seconds.round(6).tolist()}
+    write_json(outputs["timings"], timings)
     print(f"flow: {flow_seconds.mean():.4f}s per example (mean), {flow_seconds.sum():.1f}s total")
     print(summary.to_string())
 
 
-def combine_runs(runs: Sequence[Mapping], outputs: Mapping[str, str | Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every dataset's correlation summary and subject recovery across its seeds.
+def run_az_combine(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
+    """Every dataset's correlation summary and subject recovery across its seeds (`settings.runs`: one mapping per
+    (dataset, seed) with `seed`, `summary` and `recovery`). With one seed, mean/std/n/n_nan (top1/mrr/share/n)
+    are that run's values."""
+    import pandas as pd
 
-    `runs`: one mapping per (dataset, seed) with `seed`, `summary` and `recovery` (the per-run CSVs of
-    `run_az_analysis`); `outputs`: summary, recovery (CSV). With one seed, mean/std/n/n_nan (top1/mrr/share/n)
-    are that run's values.
-    """
+    from attnexp.analyses.az.run import RECOVERY_KEYS, SUMMARY_KEYS, mean_with_seed_std
+    from attnexp.io import read_csv, write_csv
+
+    runs = settings.runs
     summaries = [read_csv(run["summary"]).assign(seed=int(run["seed"])) for run in runs]
     recoveries = [read_csv(run["recovery"]).assign(seed=int(run["seed"])) for run in runs]
-    summary = across_seeds(pd.concat(summaries, ignore_index=True), SUMMARY_KEYS, ["mean", "std"], ["n", "n_nan"], "mean")
+    summary = mean_with_seed_std(pd.concat(summaries, ignore_index=True), SUMMARY_KEYS, ["mean", "std"], ["n", "n_nan"], "mean")
     recovery = pd.concat([f for f in recoveries if len(f)] or recoveries[:1], ignore_index=True)
-    recovery = across_seeds(recovery, RECOVERY_KEYS, ["top1", "mrr", "share"], ["n"], "top1")
+    recovery = mean_with_seed_std(recovery, RECOVERY_KEYS, ["top1", "mrr", "share"], ["n"], "top1")
     write_csv(outputs["summary"], summary)
     write_csv(outputs["recovery"], recovery)
     print(f"{len(runs)} runs: {summary['task'].nunique()} datasets, seeds {sorted({int(r['seed']) for r in runs})}")
-    return summary, recovery
+
+
+def run_az_tables(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
+    """The A&Z tables (correlations by layer, subject recovery) from the combined summaries."""
+    from attnexp.report.az import write_az_tables
+
+    write_az_tables(summary=inputs["summary"], recovery=inputs["recovery"], gradient=settings.gradient, outputs=outputs)
+
+
+def run_az_correlation_figure(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """rho against layer for one dataset or Hugging Face run (`settings.title`: its rows' task label)."""
+    from attnexp.report.az import write_correlation_figure
+
+    write_correlation_figure(
+        summary=inputs["summary"],
+        dataset=settings.title,
+        gradient=settings.gradient,
+        style=settings.look.style(),
+        outputs=outputs,
+    )
+
+
+def run_az_cls_maps(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """The [CLS] relevance maps across layers of two picked test examples of one run."""
+    from attnexp.report.az import write_cls_maps
+
+    write_cls_maps(relevance=inputs["relevance"], meta=inputs["meta"], style=settings.look.style(), outputs=outputs)

@@ -1,49 +1,52 @@
-"""One preprocessed format for every dataset (J&W §3.2-3.4), written once and read by everything downstream.
+"""Data jobs: generate the offline families, download the official archives, and preprocess every dataset into
+the one format all later stages read (`instances.parquet` + `meta.json`; J&W §3.2-3.4)."""
 
-`instances.parquet`: instance_id, split, tokens ([SOS] ids [EOS]), label (class index), question
-(ids, QA/NLI), rationale (planted cue positions in `tokens`), length (real tokens).
-`meta.json`: vocabulary, classes, task, split sizes and the options that produced them.
-"""
+import time
 
-from pathlib import Path
-
-from attnexp.data.preprocess import preprocess, write_preprocessed
-from attnexp.io import write_json
-from attnexp.provenance import code_version
+from attnexp import paths
+from attnexp.pipeline import Files
+from attnexp.pipeline.settings import DownloadSettings, PreprocessSettings, SynthesizeSettings
 
 
-def run_preprocess(
-    dataset: str,
-    raw_dir: str | Path | None,
-    instances_path: str | Path,
-    meta_path: str | Path,
-    options: dict,
-    user_files: dict | None = None,
-    declaration: dict | None = None,
-    timings_path: str | Path | None = None,
-) -> dict:
-    """Preprocess one dataset from its raw directory (or user-named files) and write the shared format; the
-    wall time goes to `timings_path`, so that meta.json is byte-identical between identical runs.
+def run_synthesize(*, inputs: Files, outputs: Files, settings: SynthesizeSettings, threads: int = 1) -> None:
+    """One generated family: a folder of raw files (sentiment, nli, babi), the agreement CSV, or the Linzen corpus
+    (`inputs["corpus"]`) converted to it."""
+    from attnexp.datasets.generated.agreement import write_agreement, write_linzen
+    from attnexp.datasets.generated.synthetic import generate
 
-    `declaration`: the validated config `user_datasets.<dataset>` of a dataset declared in the config (a job's
-    process has only the built-in registry).
-    """
-    import time
+    if settings.family == "agreement":
+        write_agreement(path=outputs["data"], seed=settings.seed, options=settings.options)
+    elif settings.family == "linzen":
+        write_linzen(path_in=inputs["corpus"], path_out=outputs["data"], seed=settings.seed)
+    else:
+        generate(family=settings.family, out_dir=outputs["folder"], seed=settings.seed, options=settings.options)
 
+
+def run_download(*, inputs: Files, outputs: Files, settings: DownloadSettings, threads: int = 1) -> None:
+    """One official archive, checksummed and extracted under resources/raw."""
+    from attnexp.datasets.acquire import download
+
+    download(name=settings.archive, archive_dir=paths.ARCHIVES, raw_dir=paths.DOWNLOADED)
+
+
+def run_preprocess(*, inputs: Files, outputs: Files, settings: PreprocessSettings, threads: int = 1) -> dict:
+    """Preprocess one dataset from its raw files and write the shared format; the wall time goes to
+    `outputs["timings"]`, so that meta.json is byte-identical between identical runs."""
+    from attnexp.data.preprocess import preprocess, write_preprocessed
     from attnexp.datasets import get_dataset
     from attnexp.datasets.user import user_spec
+    from attnexp.io import write_json
+    from attnexp.provenance import code_version
 
     start = time.perf_counter()
-    spec = user_spec(dataset, declaration) if declaration else get_dataset(dataset)
-    instances, meta = preprocess(
-        spec, raw_dir, options.get("vocab_fit_on", "train"), options.get("implicit_extremes", False), user_files
-    )
+    name, declaration = settings.dataset, settings.declaration
+    spec = user_spec(name, declaration) if declaration else get_dataset(name)
+    instances, meta = preprocess(spec, settings.raw_dir, settings.vocab_fit_on, settings.implicit_extremes, settings.user_files)
     meta["code_version"] = code_version()
-    write_preprocessed(instances, meta, instances_path, meta_path)
-    if timings_path is not None:
-        write_json(timings_path, {"seconds": round(time.perf_counter() - start, 2)})
+    write_preprocessed(instances, meta, outputs["instances"], outputs["meta"])
+    write_json(outputs["timings"], {"seconds": round(time.perf_counter() - start, 2)})
     print(
-        f"{dataset}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
+        f"{name}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
         f"mean length {meta['mean_length']:.1f}"
     )
     return meta

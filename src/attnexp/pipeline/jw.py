@@ -1,54 +1,39 @@
-"""All J&W analyses of one trained model on its test split (§6), written as the per-model tables.
+"""J&W jobs (§6-7): every analysis of one trained model on its test split, then the tables and figures.
 
-Outputs (test split, length-sorted order): importance.parquet, kendall.parquet, kendall_summary.csv,
-permutation.parquet, adversary.parquet, rationale_recovery.csv, and analysis_config.yaml recording
-every option (quirks included) and the seed.
+The analyses job writes, in the test split's length-sorted order: importance.parquet, kendall.parquet,
+kendall_summary.csv, permutation.parquet, adversary.parquet, rationale_recovery.csv, and analysis_config.yaml
+recording every option (quirks included) and the seed.
 """
 
 import time
-from collections.abc import Mapping
 from dataclasses import asdict
-from pathlib import Path
 
-import pandas as pd
-import torch
-
-from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
-from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
-from attnexp.analyses.jw.rationale import rationale_recovery
-from attnexp.analyses.jw.settings import AnalysisSettings
-from attnexp.data.preprocess import split_frame
-from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
-from attnexp.models.checkpoint import load_model
-from attnexp.models.device import set_threads
-from attnexp.models.encoders import set_padded_lstm
-from attnexp.provenance import code_version
+from attnexp.pipeline import Files
+from attnexp.pipeline.settings import AnalyzeSettings, FigureSettings, TableSettings, resolved
 
 
-def run_analyses(
-    *,
-    model: str | Path,
-    instances: str | Path,
-    meta: str | Path,
-    settings: AnalysisSettings,
-    labels: Mapping,
-    outputs: Mapping[str, str | Path],
-    threads: int = 1,
-    adversary: bool = True,
-) -> None:
-    """Every analysis of the checkpoint `model` on the test split of the preprocessed `instances` (+ `meta`).
+def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, threads: int = 1) -> None:
+    """Every analysis of the checkpoint `inputs["model"]` on the test split of the preprocessed data.
 
-    `labels` = dataset, encoder, attention, seed; the seed also seeds the permutations and the adversary's start.
-    `outputs`: a path per file of `attnexp.paths.ANALYSIS_FILES` (importance, kendall, ..., config).
-    `adversary=False` (Hugging Face models, whose heads do not share one attention vector) writes an empty
-    adversary table instead of searching.
+    The labels' seed also seeds the permutations and the adversary's start. Without `settings.adversary` (Hugging
+    Face models, whose heads do not share one attention vector) the adversary table is written empty.
     """
-    labels = {
-        "dataset": labels["dataset"],
-        "encoder": labels["encoder"],
-        "attention": labels["attention"],
-        "seed": int(labels["seed"]),
-    }
+    import pandas as pd
+    import torch
+
+    from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
+    from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
+    from attnexp.analyses.jw.rationale import rationale_recovery
+    from attnexp.data.preprocess import split_frame
+    from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
+    from attnexp.models.checkpoint import load_model
+    from attnexp.models.device import set_threads
+    from attnexp.models.encoders import set_padded_lstm
+    from attnexp.provenance import code_version
+
+    labels, adversary = dict(settings.labels), settings.adversary
+    settings = resolved(settings.analysis)
+    model, instances, meta = inputs["model"], inputs["instances"], inputs["meta"]
     set_threads(threads)
     start = time.perf_counter()
     classifier = set_padded_lstm(load_model(model, settings.device), settings.padded_lstm)
@@ -87,3 +72,56 @@ def run_analyses(
         },
     )
     print(f"all analyses done in {time.perf_counter() - start:.1f}s", flush=True)
+
+
+def run_table(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
+    """One J&W table (`settings.table`: table1, table2, cross_measure_table, rationale_table) in every format."""
+    from attnexp.report.jw import tables
+
+    s, ci = settings, settings.bootstrap
+    if s.table == "table1":
+        tables.build_table1(
+            datasets=s.datasets, metas=inputs["meta"], metrics=inputs["metrics"], outputs=outputs, bootstrap_options=ci
+        )
+    elif s.table == "table2":
+        tables.build_table2(
+            models=s.models,
+            kendall=inputs["kendall"],
+            datasets=s.datasets,
+            metas=inputs["meta"],
+            outputs=outputs,
+            pairs=s.pairs,
+            nan_policy=s.nan_policy,
+            bootstrap_options=ci,
+        )
+    elif s.table == "cross_measure_table":
+        tables.build_cross_measure(
+            models=s.models, kendall=inputs["kendall"], outputs=outputs, legacy_labels=s.legacy_labels, bootstrap_options=ci
+        )
+    elif s.table == "rationale_table":
+        tables.build_rationale_table(recovery=inputs["recovery"], outputs=outputs, bootstrap_options=ci)
+    else:
+        raise ValueError(f"not a J&W table: {s.table!r}")
+
+
+def run_model_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """Per-model figures: every figure of a dataset's figure models in one batch (with its manifest), or one alone."""
+    from attnexp.report.jw.render import render_model_figures
+
+    render_model_figures(
+        models=settings.drawn, meta=inputs["meta"], options=settings.look.options(), manifest=outputs.get("manifest")
+    )
+
+
+def run_summary_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """The across-model summary figures per attention (the batch with its manifest, or one alone)."""
+    from attnexp.report.jw.render import render_summary_figures
+
+    render_summary_figures(
+        kendall=inputs["kendall"],
+        cross_measure=inputs["cross"],
+        figures=settings.drawn,
+        datasets=settings.datasets,
+        options=settings.look.options(),
+        manifest=outputs.get("manifest"),
+    )

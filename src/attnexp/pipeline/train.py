@@ -1,123 +1,88 @@
-"""Training and model selection: ONE loop, `fit`, for every model of the project.
+"""Training jobs: one J&W model per dataset x encoder x attention x seed (J&W §4-5) and the A&Z Transformer.
 
-`fit` trains on the train split in J&W's length-noise batches (§5) with Adam (one per parameter group for
-BC), asks an objective for each batch's loss and each epoch's selection score, keeps the best epoch's
-weights and reports test metrics. The objectives:
-  - `Classification` (J&W §5): class-weighted BCE summed over the batch (BC) or mean cross-entropy (QA/NLI);
-    keep the epoch with the best ROC-AUC (BC) or accuracy (QA/NLI) on `select_on`: never epoch 0 (J&W),
-    from the first epoch on for W&P runs (`first_epoch_eligible`); no epoch kept: keep the last;
-  - `CrossEntropy` (A&Z spec §2.1, the Transformer's default `az.train.recipe: spec`): unweighted mean
-    cross-entropy, keep the epoch with the best accuracy on `select_on` (epoch 0 included), early stopping
-    after `patience` epochs without improvement; `az.train.recipe: jw` trains the Transformer with
-    `Classification()` instead (the recipe of earlier runs);
-  - W&P's model-consistent adversary (`analyses.wp.consistent_adversary`): TVD - lambda KL, the lower
-    mean training objective wins, early stopping after `patience` epochs without improvement.
-`run_training` (J&W grid cell) and `run_transformer_training` (A&Z) train one model and write its run files.
-"""
+Both train with `models.train.fit` and write the run files of `paths.RUN_FILES` through `write_run`; the run's
+`config.yaml` records every option that produced the model."""
 
-from attnexp.data.preprocess import read_preprocessed
-from attnexp.models.device import set_threads
-from attnexp.models.settings import TrainSettings
-from attnexp.models.train import az_objective, fit, model_from_options, word_vectors
-from attnexp.seeding import seed_everything
+from attnexp.pipeline import Files
+from attnexp.pipeline.settings import TrainSettings, TransformerSettings, resolved
 
 
-def run_training(
-    *,
-    instances,
-    meta,
-    dataset: str,
-    encoder: str,
-    attention: str,
-    hyperparameters: dict,
-    model_options: dict,
-    settings: TrainSettings,
-    outputs: dict,
-    embeddings: dict | None = None,
-    threads: int = 1,
-) -> dict:
-    """Train one J&W grid cell (seed `settings.seed`) and write its run files (`paths.RUN_FILES`).
+def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads: int = 1) -> dict:
+    """Train one J&W grid cell and write its run files.
 
-    `embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
-    embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used
-    pretrained vectors is flagged non-comparable.
+    `settings.embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
+    embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used pretrained
+    vectors is flagged non-comparable.
     """
+    from attnexp.data.preprocess import read_preprocessed
     from attnexp.models.checkpoint import write_run
+    from attnexp.models.device import set_threads
+    from attnexp.models.train import fit, model_from_options, word_vectors
 
     set_threads(threads)
-    seed = settings.seed
-    instances, meta = read_preprocessed(instances, meta)
-    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
-    model = model_from_options(meta, encoder, attention, hyperparameters, model_options, seed, embeddings=vectors)
-    print(f"training {dataset} {encoder}-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(model, instances, settings)
-    run_config = {
-        "dataset": dataset,
-        "encoder": encoder,
-        "attention": attention,
-        "seed": seed,
-        "hyperparameters": hyperparameters,
-        "model_selection": {"split": settings.select_on},
-        "model": model_options,
-        "seeding": {"deterministic": settings.deterministic},
+    s, sizes = settings, settings.hyperparameters
+    instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
+    source, vectors, comparable = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
+    model = model_from_options(meta, s.encoder, s.attention, sizes, s.model, s.seed, embeddings=vectors)
+    print(
+        f"training {s.dataset} {s.encoder}-{s.attention} seed {s.seed}: {sum(p.numel() for p in model.parameters())} parameters"
+    )
+    result = fit(model, instances, resolved(s.fit))
+    identity = {"dataset": s.dataset, "encoder": s.encoder, "attention": s.attention, "seed": s.seed}
+    config = {
+        **identity,
+        "hyperparameters": sizes,
+        "model_selection": {"split": s.fit.select_on},
+        "model": s.model,
+        "seeding": {"deterministic": s.fit.deterministic},
         "preprocessing": meta["options"],
         "embeddings": source,
         "comparable": comparable,
     }
-    identity = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": seed}
-    write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
+    write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics
 
 
-def run_transformer_training(
-    *,
-    instances,
-    meta,
-    dataset: str,
-    model_options: dict,
-    settings: TrainSettings,
-    outputs: dict,
-    recipe: str,
-    patience: int,
-    attention: str,
-    threads: int = 1,
-) -> dict:
-    """Train the A&Z Transformer (`az.model` options, seed `settings.seed`) on one dataset and write the same
-    run files as `run_training`. `recipe`, `patience`: `az.train` (see `az_objective`); `attention`: the
-    variant, "self" (standard blocks) or "tiedcls" (tied last-layer [CLS] row, for the J&W analyses)."""
+def run_train_transformer(*, inputs: Files, outputs: Files, settings: TransformerSettings, threads: int = 1) -> dict:
+    """Train the A&Z Transformer (`az.model`, `az.train`) on one dataset and write the same run files as
+    `run_train`; `settings.attention`: "self" (standard blocks) or "tiedcls" (tied last-layer [CLS] row, for the
+    J&W analyses)."""
+    from attnexp.data.preprocess import read_preprocessed
     from attnexp.models.checkpoint import write_run
+    from attnexp.models.device import set_threads
+    from attnexp.models.train import az_objective, fit
     from attnexp.models.transformer import ENCODER, build_transformer
+    from attnexp.seeding import seed_everything
 
     set_threads(threads)
-    seed = settings.seed
-    instances, meta = read_preprocessed(instances, meta)
+    s, fit_settings = settings, settings.fit
+    instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
     longest = int(instances["tokens"].map(len).max())
-    seed_everything(seed, settings.deterministic)  # before the weights are initialised
-    length = max(model_options.get("max_length", 128), longest)
-    model = build_transformer(meta, **{**model_options, "max_length": length, "attention": attention})
-    print(f"training {dataset} transformer-{attention} seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(model, instances, settings, az_objective(recipe, patience))
+    seed_everything(s.seed, fit_settings.deterministic)  # before the weights are initialised
+    length = max(s.model["max_length"], longest)
+    model = build_transformer(meta, **{**s.model, "max_length": length, "attention": s.attention})
+    print(
+        f"training {s.dataset} transformer-{s.attention} seed {s.seed}: {sum(p.numel() for p in model.parameters())} parameters"
+    )
+    result = fit(model, instances, resolved(fit_settings), az_objective(s.recipe, s.patience))
     train_options = {
-        "epochs": settings.epochs,
-        "batch_size": settings.batch_size,
-        "learning_rate": settings.learning_rate,
-        "recipe": recipe,
-        "patience": patience,
+        "epochs": fit_settings.epochs,
+        "batch_size": fit_settings.batch_size,
+        "learning_rate": fit_settings.learning_rate,
+        "recipe": s.recipe,
+        "patience": s.patience,
     }
-    run_config = {
-        "dataset": dataset,
-        "encoder": ENCODER,
-        "attention": attention,
-        "seed": seed,
-        "az": {"model": model_options, "train": train_options},
-        "model_selection": {"split": settings.select_on},
-        "seeding": {"deterministic": settings.deterministic},
+    identity = {"dataset": s.dataset, "encoder": ENCODER, "attention": s.attention, "seed": s.seed}
+    config = {
+        **identity,
+        "az": {"model": s.model, "train": train_options},
+        "model_selection": {"split": fit_settings.select_on},
+        "seeding": {"deterministic": fit_settings.deterministic},
         "preprocessing": meta["options"],
         "embeddings": "random",
         "comparable": meta["comparable"],
     }
-    identity = {"dataset": dataset, "encoder": ENCODER, "attention": attention, "seed": seed}
-    write_run(outputs, result.model, result.history, run_config, {**result.test_metrics, **identity})
+    write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics

@@ -1,40 +1,206 @@
-"""Wiegreffe & Pinter (2019) runs: the uniform baseline, extra seeds, the diagnostic MLP with guide weights and
-the model-consistent adversary, each a run with the same stored outputs (wp/{dataset}/{variant}/seed{seed}[/lambda{lam}]/),
-and the per-dataset analyses over them (seed variance, JSD/TVD points). Tables and figures: attnexp.report.wp."""
+"""Wiegreffe & Pinter (2019) jobs: the runs (uniform baseline, extra seeds, diagnostic MLPs with guide weights,
+the model-consistent adversary), each with the same stored outputs (wp/{dataset}/{variant}/seed{seed}[/lambda{lam}]/);
+the per-dataset analyses over them (seed and adversary variance, J&W's per-instance adversary, JSD/TVD points); and
+the tables and figures (`attnexp.report.wp`)."""
 
-from collections.abc import Sequence
-from os import PathLike
 from pathlib import Path
 
-import pandas as pd
-
-from attnexp.analyses.jw.instances import adversary_table
-from attnexp.analyses.jw.settings import AnalysisSettings
-from attnexp.analyses.wp.consistent_adversary import (
-    AdversaryObjective,
-    train_consistent_adversary,
-)
-from attnexp.analyses.wp.donors import GuidedClassifier, donor_outputs, read_donor
-from attnexp.analyses.wp.runs import OUTPUT_SPLITS, Files, aggregate, divergences_from_base, jsd_tvd_points, variance_table
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
-from attnexp.data.preprocess import read_preprocessed, split_frame
-from attnexp.io import read_json, read_parquet, write_json, write_parquet
-from attnexp.models.checkpoint import load_model, write_run
-from attnexp.models.device import set_threads
-from attnexp.models.encoders import set_padded_lstm
-from attnexp.models.train import (
-    Classification,
-    TrainSettings,
-    fit,
-    model_from_options,
-    word_vectors,
-)
+from attnexp.models.settings import FitSettings
+from attnexp.pipeline import Files
+from attnexp.pipeline.settings import FigureSettings, TableSettings, WPAnalysisSettings, WPRunSettings, resolved
 
 
-def _write_run(
-    model, result, instances: pd.DataFrame, run_config: dict, outputs: dict, extra_metrics: dict | None = None
-) -> dict:
-    for split in OUTPUT_SPLITS:
+def run_wp_train(*, inputs: Files, outputs: Files, settings: WPRunSettings, threads: int = 1) -> dict:
+    """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs. The guided
+    variants (mlp_base, mlp_adv) read the donor run's `{split}_attention` inputs. Every variant, the diagnostic
+    MLPs included, starts from the dataset's word vectors as J&W training gets them."""
+    from attnexp.analyses.wp.donors import GuidedClassifier, read_donor
+    from attnexp.data.preprocess import read_preprocessed
+    from attnexp.models.device import set_threads
+    from attnexp.models.train import Classification, fit, model_from_options, word_vectors
+
+    set_threads(threads)
+    s, sizes = settings, settings.hyperparameters
+    if s.variant not in VARIANTS:
+        raise ValueError(f"unknown W&P variant {s.variant!r}; choose one of {', '.join(VARIANTS)}")
+    instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
+    if meta["task"] != "bc":
+        raise ValueError(
+            f"W&P runs are binary classification only; {s.dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
+        )
+    encoder, attention = VARIANTS[s.variant]
+    source, vectors, comparable = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
+    config = wp_run_config(s.dataset, s.variant, s.fit, sizes, s.wp, s.model, meta, (source, comparable))
+    trained = "uniform" if attention == "guide" else attention
+    model = model_from_options(meta, encoder, trained, sizes, s.model, s.seed, vectors)
+    if attention == "guide":
+        if "test_attention" not in inputs:
+            raise ValueError(f"variant {s.variant!r} needs guide files (the donor run's stored attention)")
+        guides = read_donor(inputs, instances, s.wp.preloaded_alignment, f"guide of {s.variant}")
+        model = GuidedClassifier(model.config, guides, vectors)
+        config["guide"] = str(Path(inputs["test_attention"]).parent)
+    print(f"W&P {s.variant} on {s.dataset}, seed {s.seed}: {sum(p.numel() for p in model.parameters())} parameters")
+    result = fit(model, instances, resolved(s.fit), Classification(first_epoch_eligible=True))
+    return write_wp_run(model, result, instances, config, outputs)
+
+
+def run_wp_adversary(*, inputs: Files, outputs: Files, settings: WPRunSettings, threads: int = 1) -> dict:
+    """Train the model-consistent adversary against the base run for one lambda (W&P §4); it starts from the base
+    model's initialisation (same seed, same word vectors)."""
+    from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
+    from attnexp.analyses.wp.donors import read_donor
+    from attnexp.analyses.wp.runs import aggregate, divergences_from_base
+    from attnexp.data.preprocess import read_preprocessed
+    from attnexp.io import read_json, write_json
+    from attnexp.models.device import set_threads
+    from attnexp.models.train import model_from_options, word_vectors
+
+    set_threads(threads)
+    s, wp, sizes = settings, settings.wp, settings.hyperparameters
+    base_files = {key.removeprefix("base_"): path for key, path in inputs.items() if key.startswith("base_")}
+    instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
+    base = read_donor(base_files, instances, wp.preloaded_alignment, "base run", with_p=True)
+    objective = AdversaryObjective(
+        lam=s.lam,
+        tvd_binary=wp.tvd_binary,
+        class_weight_scaling=wp.adv_loss_class_weight_scaling,
+        max_epochs=wp.adversary.max_epochs,
+        patience=wp.adversary.patience,
+    )
+    source, vectors, comparable = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
+    config = wp_run_config(s.dataset, ADVERSARY_VARIANT, s.fit, sizes, wp, s.model, meta, (source, comparable))
+    config.update({"lambda": s.lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
+    model = model_from_options(meta, *VARIANTS["base"], sizes, s.model, s.seed, vectors)
+    print(f"W&P adversary on {s.dataset}, seed {s.seed}, lambda {s.lam}")
+    result = train_consistent_adversary(model, instances, base, resolved(s.fit), objective)
+    write_wp_run(model, result, instances, config, outputs)
+    tvd, divergence = divergences_from_base(base_files, outputs, wp.tvd_binary)
+    metrics = {
+        **read_json(outputs["metrics"]),
+        "mean_tvd": aggregate(tvd, wp.report_aggregation),
+        "mean_jsd": aggregate(divergence, wp.report_aggregation),
+        "aggregation": wp.report_aggregation,
+    }
+    write_json(outputs["metrics"], metrics)
+    return metrics
+
+
+def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
+    """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `wp.jw_adversary_runs`
+    times with different starts; the analyses' adversary.parquet columns plus `run`."""
+    import pandas as pd
+
+    from attnexp.analyses.jw.instances import adversary_table
+    from attnexp.data.preprocess import split_frame
+    from attnexp.io import read_parquet, write_parquet
+    from attnexp.models.checkpoint import load_model
+    from attnexp.models.device import set_threads
+    from attnexp.models.encoders import set_padded_lstm
+
+    set_threads(threads)
+    analysis, runs, seed = resolved(settings.analysis), settings.wp.jw_adversary_runs, settings.wp.base_seed
+    classifier = set_padded_lstm(load_model(inputs["model"], analysis.device), analysis.padded_lstm)
+    test = split_frame(read_parquet(inputs["instances"]), "test")
+    parts = []
+    for run in range(runs):
+        print(f"J&W adversary run {run + 1}/{runs}")
+        parts.append(adversary_table(classifier, test, analysis, seed + 1 + run).assign(run=run))
+    write_parquet(outputs["table"], pd.concat(parts, ignore_index=True))
+
+
+def run_wp_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
+    """seed_variance.parquet (every extra seed against the base seed) or adv_variance.parquet (J&W's
+    per-instance adversary runs, their epsilon-max picks, against the base), per test instance."""
+    import pandas as pd
+
+    from attnexp.analyses.wp.runs import variance_table
+    from attnexp.io import read_parquet
+
+    runs, variant = settings.runs, settings.wp.seed_plot_variant
+    if "seed_variance" in outputs:
+        compared = [(read_parquet(f["test_predictions"]), read_parquet(f["test_attention"])) for f in runs["seeds"]]
+        variance_table(runs["base"], compared, outputs["seed_variance"], variant)
+        return
+    frame = read_parquet(runs["jw_adversary"])
+    compared = [
+        (
+            pd.DataFrame({"instance_id": part["instance_id"], "p": [o[1] for o in part["adversarial_output"]]}),
+            part[["instance_id"]].assign(attention=part["adversarial_attention"]),
+        )
+        for _, part in frame.groupby("run", sort=True)
+    ]
+    variance_table(runs["base"], compared, outputs["adv_variance"], variant)
+
+
+def run_wp_jsd_tvd_points(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
+    """jsd_tvd_points.parquet for one dataset: every seed, the uniform model and each adversary (in the order of
+    its lambda sweep) against the base."""
+    from attnexp.analyses.wp.runs import jsd_tvd_points
+    from attnexp.io import write_parquet
+
+    runs, wp = settings.runs, settings.wp
+    points = jsd_tvd_points(
+        settings.dataset,
+        runs["base"],
+        runs["seeds"],
+        runs["uniform"],
+        runs["adversaries"],
+        wp.lambdas_for(settings.dataset),
+        wp.tvd_binary,
+        wp.report_aggregation,
+        runs["jw_adversary"],
+    )
+    write_parquet(outputs["points"], points)
+    print(f"{len(points)} points for {settings.dataset}")
+
+
+def run_wp_table(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
+    """One W&P table: Test 1 (uniform), Test 3 (diagnostic), Test 4 (adversarial; JSD/TVD points per dataset)."""
+    from attnexp.report import wp
+
+    if settings.table == "wp_uniform_table":
+        wp.write_uniform_table(
+            base_metrics=inputs["base"], uniform_metrics=inputs["uniform"], reported=settings.reported, outputs=outputs
+        )
+    elif settings.table == "wp_diagnostic_table":
+        wp.write_diagnostic_table(metrics=inputs["metrics"], outputs=outputs)
+    elif settings.table == "wp_adversarial_table":
+        wp.write_adversarial_table(adversary_metrics=inputs["adversaries"], base_metrics=inputs["base"], outputs=outputs)
+    elif settings.table == "wp_jsd_tvd_table":
+        wp.write_points_table(points=inputs["points"], dataset=settings.dataset, outputs=outputs)
+    else:
+        raise ValueError(f"not a W&P table: {settings.table!r}")
+
+
+def run_wp_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """W&P figures of one dataset: the variance violin and scatter (Test 2), or the JSD-TVD plane (Test 4)."""
+    from attnexp.report import wp
+
+    style = settings.look.style()
+    if "points" in inputs:
+        wp.draw_jsd_tvd_figure(
+            points=inputs["points"], paths=[outputs["jsd_tvd_png"], outputs["jsd_tvd_pdf"]], title=settings.title, style=style
+        )
+        return
+    wp.draw_variance_figures(
+        variance=inputs["variance"],
+        violin=[outputs["violin_png"], outputs["violin_pdf"]],
+        scatter=[outputs["scatter_png"], outputs["scatter_pdf"]],
+        compared=settings.drawn,
+        title=settings.title,
+        style=style,
+    )
+
+
+def write_wp_run(model, result, instances, run_config: dict, outputs: dict, extra_metrics: dict | None = None) -> dict:
+    """Store a run's donor outputs (predictions and attention per split) and its run files."""
+    from attnexp.analyses.wp.donors import DONOR_SPLITS, donor_outputs
+    from attnexp.data.preprocess import split_frame
+    from attnexp.io import write_parquet
+    from attnexp.models.checkpoint import write_run
+
+    for split in DONOR_SPLITS:
         predictions, attention = donor_outputs(model, split_frame(instances, split))
         write_parquet(outputs[f"{split}_predictions"], predictions)
         write_parquet(outputs[f"{split}_attention"], attention)
@@ -49,17 +215,17 @@ def _write_run(
     return metrics
 
 
-def _run_config(
+def wp_run_config(
     dataset: str,
     variant: str,
-    train: TrainSettings,
+    fit: FitSettings,
     hyperparameters: dict,
     settings: WPSettings,
     model_options: dict,
     meta: dict,
     embeddings: tuple[str, bool | None] = ("random", None),
 ) -> dict:
-    """The run config; `embeddings` = (source, comparable) from `models.train.word_vectors`."""
+    """A W&P run's config.yaml; `embeddings` = (source, comparable) from `models.train.word_vectors`."""
     source, comparable = embeddings
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
     return {
@@ -67,183 +233,13 @@ def _run_config(
         "variant": variant,
         "encoder": encoder,
         "attention": attention,
-        "seed": train.seed,
+        "seed": fit.seed,
         "hyperparameters": hyperparameters,
         "model_selection": {"split": settings.select_on, "first_epoch_eligible": True},
         "model": model_options,
-        "seeding": {"deterministic": train.deterministic},
+        "seeding": {"deterministic": fit.deterministic},
         "preprocessing": meta["options"],
         "embeddings": source,
         "comparable": bool(meta["comparable"]) if comparable is None else comparable,
         "wp": settings.run_options(),
     }
-
-
-def run_wp_model(
-    *,
-    instances: str | PathLike,
-    meta: str | PathLike,
-    dataset: str,
-    variant: str,
-    settings: WPSettings,
-    train: TrainSettings,
-    hyperparameters: dict,
-    model_options: dict,
-    outputs: dict,
-    guide_files: Files | None = None,
-    embeddings: dict | None = None,
-    threads: int = 1,
-) -> dict:
-    """Train one W&P classifier run (base, uniform or a diagnostic MLP) and store its donor outputs.
-
-    `train`: `TrainSettings.from_config(config, seed=..., hyperparameters=..., paper="wp")` (its seed is the run's).
-    `guide_files`: the donor run's `{split}_attention` files, for the guided variants (mlp_base, mlp_adv).
-    `embeddings`: the dataset's word vectors as J&W training gets them (`policy.embeddings`); every variant,
-    the diagnostic MLPs included, starts from them."""
-    set_threads(threads)
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown W&P variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    instances, meta = read_preprocessed(instances, meta)
-    if meta["task"] != "bc":
-        raise ValueError(
-            f"W&P runs are binary classification only; {dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
-        )
-    encoder, attention, seed = *VARIANTS[variant], train.seed
-    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
-    run_config = _run_config(dataset, variant, train, hyperparameters, settings, model_options, meta, (source, comparable))
-    model = model_from_options(
-        meta, encoder, "uniform" if attention == "guide" else attention, hyperparameters, model_options, seed, vectors
-    )
-    if attention == "guide":
-        if not guide_files or "test_attention" not in guide_files:
-            raise ValueError(f"variant {variant!r} needs guide files (the donor run's stored attention)")
-        guides = read_donor(guide_files, instances, settings.preloaded_alignment, f"guide of {variant}")
-        model = GuidedClassifier(model.config, guides, vectors)
-        run_config["guide"] = str(Path(guide_files["test_attention"]).parent)
-    print(f"W&P {variant} on {dataset}, seed {seed}: {sum(p.numel() for p in model.parameters())} parameters")
-    result = fit(model, instances, train, Classification(first_epoch_eligible=True))
-    return _write_run(model, result, instances, run_config, outputs)
-
-
-def run_wp_adversary(
-    *,
-    instances: str | PathLike,
-    meta: str | PathLike,
-    dataset: str,
-    lam: float,
-    settings: WPSettings,
-    train: TrainSettings,
-    hyperparameters: dict,
-    model_options: dict,
-    base_files: Files,
-    outputs: dict,
-    embeddings: dict | None = None,
-    threads: int = 1,
-) -> dict:
-    """Train the model-consistent adversary against the base run for one lambda (W&P §4); `train` and
-    `embeddings` as for `run_wp_model` (the adversary starts from the base model's initialisation)."""
-    set_threads(threads)
-    instances, meta = read_preprocessed(instances, meta)
-    base = read_donor(base_files, instances, settings.preloaded_alignment, "base run", with_p=True)
-    objective = AdversaryObjective(
-        lam=lam,
-        tvd_binary=settings.tvd_binary,
-        class_weight_scaling=settings.adv_loss_class_weight_scaling,
-        max_epochs=settings.adversary.max_epochs,
-        patience=settings.adversary.patience,
-    )
-    seed = train.seed
-    source, vectors, comparable = word_vectors(embeddings, meta, hyperparameters["embedding_dim"], seed)
-    run_config = _run_config(
-        dataset, ADVERSARY_VARIANT, train, hyperparameters, settings, model_options, meta, (source, comparable)
-    )
-    run_config.update({"lambda": lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
-    model = model_from_options(meta, *VARIANTS["base"], hyperparameters, model_options, seed, vectors)
-    print(f"W&P adversary on {dataset}, seed {seed}, lambda {lam}")
-    result = train_consistent_adversary(model, instances, base, train, objective)
-    _write_run(model, result, instances, run_config, outputs)
-    tvd, divergence = divergences_from_base(base_files, outputs, settings.tvd_binary)
-    metrics = {
-        **read_json(outputs["metrics"]),
-        "mean_tvd": aggregate(tvd, settings.report_aggregation),
-        "mean_jsd": aggregate(divergence, settings.report_aggregation),
-        "aggregation": settings.report_aggregation,
-    }
-    write_json(outputs["metrics"], metrics)
-    return metrics
-
-
-def run_seed_variance(
-    *, base_files: Files, seed_files: Sequence[Files], settings: WPSettings, output: str | PathLike
-) -> pd.DataFrame:
-    """seed_variance.parquet for one dataset: every extra seed against the base seed, per test instance."""
-    runs = [(read_parquet(f["test_predictions"]), read_parquet(f["test_attention"])) for f in seed_files]
-    return variance_table(base_files, runs, output, settings.seed_plot_variant)
-
-
-def run_adversary_variance(
-    *, base_files: Files, jw_adversary: str | PathLike, settings: WPSettings, output: str | PathLike
-) -> pd.DataFrame:
-    """adv_variance.parquet: the J&W per-instance adversary runs (epsilon-max picks) against the base."""
-    frame = read_parquet(jw_adversary)
-    runs = [
-        (
-            pd.DataFrame({"instance_id": part["instance_id"], "p": [o[1] for o in part["adversarial_output"]]}),
-            part[["instance_id"]].assign(attention=part["adversarial_attention"]),
-        )
-        for _, part in frame.groupby("run", sort=True)
-    ]
-    return variance_table(base_files, runs, output, settings.seed_plot_variant)
-
-
-def run_jw_adversary(
-    *,
-    model: str | PathLike,
-    instances: str | PathLike,
-    settings: WPSettings,
-    analysis: AnalysisSettings,
-    seed: int,
-    output: str | PathLike,
-    threads: int = 1,
-) -> pd.DataFrame:
-    """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `wp.jw_adversary_runs`
-    times with different starts; the analyses contract's adversary.parquet columns plus `run`."""
-    set_threads(threads)
-    classifier = set_padded_lstm(load_model(model, analysis.device), analysis.padded_lstm)
-    test = split_frame(read_parquet(instances), "test")
-    parts = []
-    for run in range(settings.jw_adversary_runs):
-        print(f"J&W adversary run {run + 1}/{settings.jw_adversary_runs}")
-        table = adversary_table(classifier, test, analysis, seed + 1 + run)
-        parts.append(table.assign(run=run))
-    frame = pd.concat(parts, ignore_index=True)
-    write_parquet(output, frame)
-    return frame
-
-
-def run_jsd_tvd_points(
-    *,
-    dataset: str,
-    settings: WPSettings,
-    base_files: Files,
-    seed_files: Sequence[Files],
-    uniform_files: Files,
-    adversary_files: Sequence[Files],
-    jw_adversary: str | PathLike | None,
-    output: str | PathLike,
-) -> pd.DataFrame:
-    """jsd_tvd_points.parquet for one dataset; `adversary_files` in the order of `settings.lambdas_for(dataset)`."""
-    points = jsd_tvd_points(
-        dataset,
-        base_files,
-        seed_files,
-        uniform_files,
-        adversary_files,
-        settings.lambdas_for(dataset),
-        settings.tvd_binary,
-        settings.report_aggregation,
-        jw_adversary,
-    )
-    write_parquet(output, points)
-    print(f"{len(points)} points for {dataset}")
-    return points

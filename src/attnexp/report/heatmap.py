@@ -1,14 +1,54 @@
-"""A text heatmap of one sentence: one row of shaded words per measure, drawn with the J&W example-figure code
-(`report.jw.adversary`), so a notebook's picture looks like the adversarial-example figures."""
+"""Text heatmaps: words in monospace character cells, each shaded by its weight. `text_heatmap` draws one
+sentence with one row per measure (the API's `heatmap`); `layout_words` and `draw_heat_text` are the drawing
+code it shares with the J&W adversarial-example figures (`report.jw.adversary`), so both look alike."""
 
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
-from attnexp.report.jw.adversary import EXAMPLE_FONT, EXAMPLE_LINE_INCHES, MONOSPACE_ADVANCE, _heat_text, _layout
-from attnexp.report.style import COLUMN_WIDTH
+from attnexp.report.style import COLUMN_WIDTH, SEQUENTIAL_CMAP
+
+EXAMPLE_FONT = 6.0  # points
+MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
+EXAMPLE_LINE_INCHES = 0.125
+
+
+def layout_words(words: list[str], chars_per_line: int) -> list[tuple[int, int]]:
+    """(line, column) of each word in monospace character cells, wrapping at `chars_per_line`."""
+    places, line, column = [], 0, 0
+    for word in words:
+        if column and column + len(word) > chars_per_line:
+            line, column = line + 1, 0
+        places.append((line, column))
+        column += len(word) + 1
+    return places
+
+
+def draw_heat_text(ax, words: list[str], weights: np.ndarray | None, y0: float, chars_per_line: int, line_h: float) -> float:
+    """Draw `words` (x in character cells) shaded ∝ weight, normalised to the row's max (unshaded where `weights`
+    is None); return the next free y."""
+    cmap = colormaps[SEQUENTIAL_CMAP]
+    shaded = weights is not None
+    weights = np.asarray(weights, dtype=float) if shaded else np.zeros(len(words))
+    top = float(weights.max()) if len(weights) and weights.max() > 0 else 1.0
+    places = layout_words(words, chars_per_line)
+    for word, weight, (line, column) in zip(words, weights, places, strict=True):
+        ax.text(
+            column,
+            y0 - line * line_h,
+            word,
+            family="monospace",
+            fontsize=EXAMPLE_FONT,
+            va="top",
+            ha="left",
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"} if shaded else None,
+            color="white" if weight / top > 0.7 else "black",
+        )
+    lines = (places[-1][0] + 1) if places else 1
+    return y0 - lines * line_h
 
 
 def text_heatmap(
@@ -17,7 +57,7 @@ def text_heatmap(
     """`words` shaded by each row of `rows` (name -> one weight per word, each row scaled to its own maximum)."""
     left, right = 0.2, 0.99
     chars_per_line = max(10, int((right - left) * width * 72 / (MONOSPACE_ADVANCE * EXAMPLE_FONT)) - 1)
-    lines = _layout(list(words), chars_per_line)[-1][0] + 1 if words else 1
+    lines = layout_words(list(words), chars_per_line)[-1][0] + 1 if words else 1
     total_lines = len(rows) * (lines + 0.4)
     top = 0.3 if title else 0.05  # inches above the rows
     height = total_lines * EXAMPLE_LINE_INCHES + top
@@ -34,5 +74,5 @@ def text_heatmap(
         if len(weights) != len(words):
             raise ValueError(f"heatmap row {name!r} has {len(weights)} weights for {len(words)} words")
         ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")
-        y = _heat_text(ax, list(words), np.abs(weights), y, chars_per_line, 1.0) - 0.4
+        y = draw_heat_text(ax, list(words), np.abs(weights), y, chars_per_line, 1.0) - 0.4
     return fig

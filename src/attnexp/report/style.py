@@ -9,22 +9,21 @@ PNG + PDF output. Figures take the config section `figures` (palette, width, dpi
 
 The default class colours (#43406b / #d15a00 / #27f77d) differ strongly in lightness (about 28 / 57 / 87
 on CIELAB L*), so the classes stay distinguishable under every form of colour blindness and in greyscale.
+
+Importing this module leaves matplotlib's backend alone (a notebook keeps its own); the workflow's jobs draw
+headless because their environment sets MPLBACKEND=Agg.
 """
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
-import matplotlib
+import matplotlib.pyplot as plt
+from cycler import cycler
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from cycler import cycler  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from attnexp.io import atomic_path  # noqa: E402
+from attnexp.io import atomic_path
 
 # Categorical colours (classes, compared runs or measures, in this order): config `figures.palette`.
 PALETTES = {
@@ -33,11 +32,9 @@ PALETTES = {
     "okabe_ito": ("#0072B2", "#E69F00", "#009E73"),
 }
 OVERALL_COLOUR = "#8c8c8c"  # one group for everything (tasks with more than three classes)
-NEUTRAL_COLOUR = "0.6"  # reference lines
 SEQUENTIAL_CMAP = "Oranges"  # weights from 0 to their maximum (token heatmaps)
 ENCODER_COLOURS = {"lstm": "#43406b", "average": "#d15a00", "cnn": "#27f77d"}
 ENCODER_NAMES = {"lstm": "BiLSTM", "cnn": "CNN", "average": "Average"}
-ATTENTION_NAMES = {"tanh": "additive (tanh)", "dot": "scaled dot", "uniform": "uniform"}
 MAX_HUE_CLASSES = 3  # J&W §6.3: per-class groups only when there are fewer than 4 classes
 MAX_ATTENTION_BINS = (0.0, 0.25, 0.5, 0.75, 1.0001)
 MAX_ATTENTION_LABELS = ("[0, .25)", "[.25, .5)", "[.5, .75)", "[.75, 1]")
@@ -64,16 +61,9 @@ RC_PARAMS = {
 class FigureStyle:
     """The look a figure takes from the config section `figures` (defaults in the schema)."""
 
-    CONFIG_KEY: ClassVar[str] = "figures"
-
     palette: str  # a key of PALETTES
     width: float  # inches; one paper column by default
     dpi: int  # PNG resolution (PDFs are vector)
-
-    @classmethod
-    def from_config(cls, config: Mapping) -> "FigureStyle":
-        section = config[cls.CONFIG_KEY]
-        return cls(palette=section["palette"], width=section["width"], dpi=section["dpi"])
 
     def __post_init__(self) -> None:
         if self.palette not in PALETTES:

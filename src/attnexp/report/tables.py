@@ -1,6 +1,7 @@
 """The one table writer of every paper: CSV (long, full precision, for machines) plus Markdown and LaTeX (for
-papers, numbers rounded), to `attnexp.paths.table_files(paper, stem)`; and the across-seed summaries the
-tables share (mean per group with a percentile-bootstrap interval over seeds).
+papers) and HTML (for the report), numbers rounded, to `attnexp.paths.table_files(paper, stem)`; and the
+across-seed summaries the tables share (`mean_with_bootstrap_ci`: mean per group with a percentile-bootstrap
+interval over seeds).
 """
 
 from collections.abc import Mapping, Sequence
@@ -41,7 +42,7 @@ def seed_interval(
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
-def across_seeds(
+def mean_with_bootstrap_ci(
     per_seed: pd.DataFrame,
     keys: Sequence[str],
     means: Sequence[str],
@@ -130,8 +131,8 @@ def html_table(display: pd.DataFrame, caption: str = "") -> str:
 
 def write_table(
     table: pd.DataFrame,
-    outputs: Mapping[str, str | Path] | pd.DataFrame,
-    *legacy: str | Path,
+    outputs: Mapping[str, str | Path],
+    *,
     caption: str = "",
     display: pd.DataFrame | None = None,
     digits: int = DIGITS,
@@ -141,13 +142,7 @@ def write_table(
 
     `outputs`: {"csv", "md", "tex", "html"} -> path, e.g. `paths.table_files("wp", "uniform_table")`; the HTML
     page (the report's entry) is written when `outputs` names one.
-    The earlier positional form `write_table(table, display, csv, md, tex, caption)` still works.
     """
-    if isinstance(outputs, pd.DataFrame):
-        display, (csv, md, tex, *rest) = outputs, legacy
-        outputs, caption = {"csv": csv, "md": md, "tex": tex}, rest[0] if rest else caption
-    elif legacy:
-        raise TypeError("write_table(table, outputs, caption=..., display=...): pass caption and display by keyword")
     display = rounded(table if display is None else display, digits)
     write_csv(outputs["csv"], table)
     print(f"{outputs['csv']}: {len(table)} rows (+ {Path(outputs['md']).name}, {Path(outputs['tex']).name})", flush=True)

@@ -242,11 +242,9 @@ def test_transformer_trains_with_the_shared_training_loop(task):
 
 
 def test_config_az_defaults_and_errors():
-    from pathlib import Path
+    from attnexp.config import PACKAGED_SCHEMA, ConfigError, validate_config
 
-    from attnexp.config import ConfigError, validate_config
-
-    schema = Path(__file__).resolve().parents[3] / "workflow/schemas/config.schema.yaml"
+    schema = PACKAGED_SCHEMA
     base = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
     config = validate_config(dict(base), schema)
     assert config["az"]["flow_solver"] == "scipy" and config["az"]["model"]["n_layers"] == 6

@@ -10,13 +10,14 @@ import pytest
 import yaml
 
 from attnexp.analyses.az.settings import AZSettings
-from attnexp.config import validate_config
+from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.models.checkpoint import save_model
 from attnexp.pipeline.az import combine_runs, run_az_analysis
+from attnexp.pipeline.settings import az_settings
 from tests.analyses.az.test_az import tiny_model, tiny_rows
 
 REPO = Path(__file__).resolve().parents[3]
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 
 
 def default_config() -> dict:
@@ -24,11 +25,11 @@ def default_config() -> dict:
 
 
 def test_settings_mirror_the_schema_without_defaults():
-    section = yaml.safe_load(SCHEMA.read_text())["properties"][AZSettings.CONFIG_KEY]["properties"]
+    section = yaml.safe_load(SCHEMA.read_text())["properties"]["az"]["properties"]
     for field in dataclasses.fields(AZSettings):
         assert field.name in section, f"{field.name} is not a config key of az"
         assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
-    settings = AZSettings.from_config(default_config())
+    settings = az_settings(default_config())
     assert settings.relevance_row == "cls" and settings.gradient == "grad" and settings.rollout_residual is True
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.batch_size = 1
@@ -45,7 +46,7 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     rows["rationale"] = [[1] for _ in range(len(rows))]
     rows.to_parquet(tmp_path / "instances.parquet")
     save_model(tiny_model(), tmp_path / "model.pt")
-    settings = dataclasses.replace(AZSettings.from_config(default_config()), n_examples=5, batch_size=2)
+    settings = dataclasses.replace(az_settings(default_config()), n_examples=5, batch_size=2)
     outputs = {key: tmp_path / Path(path).name for key, path in paths.az_files("tiny", 0).items()}
     run_az_analysis(
         model=tmp_path / "model.pt", instances=tmp_path / "instances.parquet", dataset="tiny", settings=settings, outputs=outputs

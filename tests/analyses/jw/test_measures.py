@@ -19,6 +19,7 @@ from attnexp.analyses.jw.rationale import precision_at_k, rationale_recovery
 from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.data.batching import Batch, collate
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.pipeline.settings import analysis_settings
 from tests.factories import adversary_settings
 
 torch.set_num_threads(1)
@@ -494,14 +495,11 @@ def test_adversary_table_does_not_depend_on_the_memory_budget():
     from dataclasses import replace
 
     from attnexp.analyses.jw.instances import adversary_rows_per_chunk, adversary_table
-    from attnexp.analyses.jw.settings import AnalysisSettings
     from tests.factories import validated_config
 
     model, rows = make_model("qa", "cnn", "tanh"), make_rows("qa")
     rows["length"] = rows["tokens"].map(len) - 2
-    settings = replace(
-        AnalysisSettings.from_config(validated_config(), batch_size=8), adversary=adversary_settings(candidates=3, steps=10)
-    )
+    settings = replace(analysis_settings(validated_config(), batch_size=8), adversary=adversary_settings(candidates=3, steps=10))
     whole, split = replace(settings, memory_budget_mb=256.0), replace(settings, memory_budget_mb=1e-6)
     assert adversary_rows_per_chunk(rows, whole) >= len(rows) and adversary_rows_per_chunk(rows, split) == 1
     batch = collate(rows)

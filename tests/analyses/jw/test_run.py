@@ -16,12 +16,13 @@ from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.planted import write_planted_sentiment
 from attnexp.models.train import build_model, fit
 from attnexp.pipeline.jw import run_analyses
+from attnexp.pipeline.settings import analysis_settings
 from tests.factories import SCHEMA, train_settings, validated_config
 
 torch.set_num_threads(1)
 
 OPTIONS = {"permutations": 12, "ig_steps": 8, "adversary": {"candidates": 3, "steps": 30}}
-SETTINGS = AnalysisSettings.from_config(validated_config(analyses=OPTIONS), batch_size=32)
+SETTINGS = analysis_settings(validated_config(analyses=OPTIONS), batch_size=32)
 
 
 def analyse(root, outputs, labels, settings=SETTINGS):
@@ -136,5 +137,5 @@ def test_settings_mirror_the_schema_without_defaults():
     for key in section[AdversarySettings.CONFIG_KEY]["properties"]:
         field = adversary[renamed.get(key, key)]
         assert field.default is MISSING, key
-    defaults = AnalysisSettings.from_config(validated_config(), batch_size=7)
+    defaults = analysis_settings(validated_config(), batch_size=7)
     assert defaults.ig_steps == section["ig_steps"]["default"] and defaults.batch_size == 7

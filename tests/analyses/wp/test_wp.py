@@ -28,16 +28,17 @@ from attnexp.analyses.wp.donors import (
 )
 from attnexp.analyses.wp.seed_variance import attention_matrix, seed_variance
 from attnexp.analyses.wp.settings import VARIANTS, WPSettings
-from attnexp.config import ConfigError, validate_config
+from attnexp.config import PACKAGED_SCHEMA, ConfigError, validate_config
 from attnexp.data.batching import collate, sequential_batches
 from attnexp.io import write_json, write_parquet
 from attnexp.models.train import Classification, build_model, fit
 from attnexp.paths import DONOR_FILES, RUN_FILES, in_folder
+from attnexp.pipeline.settings import wp_settings as build_wp_settings
 from tests.factories import train_settings
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[3]
-SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+SCHEMA = PACKAGED_SCHEMA
 
 
 @pytest.fixture(scope="module")
@@ -220,17 +221,40 @@ def _config(**wp):
 
 
 def wp_settings(**wp) -> WPSettings:
-    return WPSettings.from_config(validate_config(_config(**wp), SCHEMA))
+    return build_wp_settings(validate_config(_config(**wp), SCHEMA))
+
+
+def wp_run_settings(settings: WPSettings, hyperparameters: dict, embeddings: dict):
+    """variant -> the settings of one W&P run of the tiny dataset (seed 10, one epoch, default model options)."""
+    from attnexp.pipeline.settings import WPRunSettings
+
+    fit = train_settings(hyperparameters["epochs"], hyperparameters["batch_size"], seed=10, paper="wp")
+    return lambda variant: WPRunSettings(
+        dataset="tiny",
+        variant=variant,
+        seed=10,
+        lam=None,
+        wp=settings,
+        hyperparameters=hyperparameters,
+        model={},
+        embeddings=embeddings,
+        fit=fit,
+    )
+
+
+def guide_files(donor: dict) -> dict:
+    """A guided run's extra inputs: the donor run's stored attention per split."""
+    return {key: path for key, path in donor.items() if key.endswith("_attention")}
 
 
 def test_wp_config_rejects_non_binary_datasets_and_fills_defaults():
     with pytest.raises(ConfigError, match="binary"):
-        validate_config(_config(datasets=["syn_nli"]), ROOT / "workflow/schemas/config.schema.yaml")
+        validate_config(_config(datasets=["syn_nli"]), SCHEMA)
     with pytest.raises(ConfigError, match="tvd_binary"):
-        validate_config(_config(tvd_binary="quarter"), ROOT / "workflow/schemas/config.schema.yaml")
+        validate_config(_config(tvd_binary="quarter"), SCHEMA)
     config = _config()
     del config["wp"]
-    validated = validate_config(config, ROOT / "workflow/schemas/config.schema.yaml")
+    validated = validate_config(config, SCHEMA)
     assert validated["wp"]["adversary"] == {"max_epochs": 80, "patience": 10} and validated["wp"]["datasets"] == []
 
 
@@ -279,9 +303,11 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     configs differ only in selection and the W&P flags; the Test-3 MLP starts from the same vectors."""
     import yaml
 
-    import attnexp.pipeline.wp as runs
+    import attnexp.models.train
     from attnexp.models.checkpoint import load_model
-    from attnexp.pipeline.train import run_training
+    from attnexp.pipeline.settings import TrainSettings
+    from attnexp.pipeline.train import run_train
+    from attnexp.pipeline.wp import run_wp_train
 
     instances, meta = tiny
     data = tmp_path / "data"
@@ -292,32 +318,23 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     vectors.write_text("".join(f"{w} {' '.join(f'{x:.4f}' for x in rng.normal(size=8))}\n" for w in words))
     embeddings = {"source": "fasttext_simple", "path": str(vectors), "missing": "zero"}
     hyperparameters = {"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8}
+    inputs = {"instances": data / "instances.parquet", "meta": data / "meta.json"}
     jw_out = {k: tmp_path / "jw" / k for k in ("model", "history", "config", "metrics")}
-    run_training(
-        instances=data / "instances.parquet",
-        meta=data / "meta.json",
+    jw_settings = TrainSettings(
         dataset="tiny",
         encoder="lstm",
         attention="tanh",
+        seed=10,
         hyperparameters=hyperparameters,
-        model_options={},
-        settings=train_settings(1, 32, seed=10),
-        outputs=jw_out,
+        model={},
         embeddings=embeddings,
+        fit=train_settings(1, 32, seed=10),
     )
+    run_train(inputs=inputs, outputs=jw_out, settings=jw_settings)
     settings = wp_settings()
-    common = dict(
-        instances=data / "instances.parquet",
-        meta=data / "meta.json",
-        dataset="tiny",
-        settings=settings,
-        train=train_settings(1, 32, seed=10, paper="wp"),
-        hyperparameters=hyperparameters,
-        model_options={},
-        embeddings=embeddings,
-    )
+    run = wp_run_settings(settings, hyperparameters, embeddings)
     wp_out = run_files(tmp_path / "wp")
-    runs.run_wp_model(variant="base", outputs=wp_out, **common)
+    run_wp_train(inputs=inputs, outputs=wp_out, settings=run("base"))
     jw_config = yaml.safe_load(jw_out["config"].read_text())
     wp_config = yaml.safe_load(Path(wp_out["config"]).read_text())
     differing = {k for k in jw_config.keys() | wp_config.keys() if jw_config.get(k) != wp_config.get(k)}
@@ -337,17 +354,19 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
         initial["embedding"] = model.embed(torch.arange(30)).detach().clone()
         return real_fit(model, *args, **kwargs)
 
-    real_fit = runs.fit
-    monkeypatch.setattr(runs, "fit", recording_fit)
-    runs.run_wp_model(variant="mlp_base", outputs=run_files(tmp_path / "mlp"), guide_files=wp_out, **common)
+    real_fit = attnexp.models.train.fit
+    monkeypatch.setattr(attnexp.models.train, "fit", recording_fit)  # the job imports `fit` when it runs
+    run_wp_train(inputs={**inputs, **guide_files(wp_out)}, outputs=run_files(tmp_path / "mlp"), settings=run("mlp_base"))
+    assert "embedding" in initial
     expected = torch.zeros(30, 8)
     for line in vectors.read_text().splitlines():
         word, *values = line.split()
         expected[int(word)] = torch.tensor([float(v) for v in values])
     torch.testing.assert_close(initial["embedding"], expected)
-    monkeypatch.setattr(runs, "fit", real_fit)
+    monkeypatch.setattr(attnexp.models.train, "fit", real_fit)
     missing = run_files(tmp_path / "missing")
-    runs.run_wp_model(variant="uniform", outputs=missing, **{**common, "embeddings": {**embeddings, "path": None}})
+    no_vectors = wp_run_settings(settings, hyperparameters, {**embeddings, "path": None})
+    run_wp_train(inputs=inputs, outputs=missing, settings=no_vectors("uniform"))
     missing_config = yaml.safe_load(Path(missing["config"]).read_text())
     assert missing_config["embeddings"] == "random" and missing_config["comparable"] is False
 
@@ -393,22 +412,15 @@ def test_jsd_tvd_points_apply_tvd_binary_to_every_point_the_jw_adversary_include
 def test_a_reloaded_guided_model_predicts_as_the_trained_one(tiny, tmp_path):
     """W&P §3.3: the guided MLP's checkpoint comes back as a GuidedClassifier with its guides, not as a plain
     uniform-attention model; its predictions equal those the run stored."""
-    from attnexp.pipeline.wp import run_wp_model
+    from attnexp.pipeline.wp import run_wp_train
 
     instances, meta = tiny
     data = write_data(tmp_path / "data", instances, meta)
-    common = dict(
-        instances=data[0],
-        meta=data[1],
-        dataset="tiny",
-        settings=wp_settings(),
-        train=train_settings(1, 32, seed=10, paper="wp"),
-        hyperparameters={"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8},
-        model_options={},
-    )
+    inputs = {"instances": data[0], "meta": data[1]}
+    run = wp_run_settings(wp_settings(), {"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8}, {})
     base, guided = run_files(tmp_path / "base"), run_files(tmp_path / "mlp_base")
-    run_wp_model(variant="base", outputs=base, **common)
-    run_wp_model(variant="mlp_base", outputs=guided, guide_files=base, **common)
+    run_wp_train(inputs=inputs, outputs=base, settings=run("base"))
+    run_wp_train(inputs={**inputs, **guide_files(base)}, outputs=guided, settings=run("mlp_base"))
 
     model = load_guided_model(guided["model"], base)
     assert isinstance(model, GuidedClassifier) and model.checkpoint_kind == "guided"

@@ -2,8 +2,10 @@
 
 Nodes (k, j), k = 0 (input) .. L, j = 0 .. n-1, indexed k*n + j; edge (k, i) -> (k-1, j) has capacity
 Â_k[i, j]. Edges only go down, so one graph per example serves every (layer, query) source: nodes above
-the source are unreachable. SciPy's C max-flow needs integer capacities, so they are scaled by 10^6 and
-rounded; the flow value is scaled back. networkx (the authors' solver, pure Python) is an option.
+the source are unreachable (the networkx solver, the authors' and pure Python, uses that graph). The SciPy
+solver (the default) prunes it per (layer, query, sink) problem and packs many problems into one union graph
+(`_union_graph`); SciPy's C max-flow needs integer capacities, so they are scaled by 10^6 and rounded, and the
+flow value is scaled back.
 """
 
 import time
@@ -22,16 +24,8 @@ def _edges(augmented: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (k + 1) * n + i, k * n + j, augmented[k, i, j]
 
 
-def flow_graph(augmented: np.ndarray, scale: float = 1e6) -> csr_matrix:
-    """Integer-capacity CSR graph of one example's augmented attention [layers, n, n]."""
-    layers, n, _ = augmented.shape
-    source, target, capacity = _edges(augmented)
-    size = (layers + 1) * n
-    return csr_matrix((np.rint(capacity * scale).astype(np.int32), (source, target)), shape=(size, size))
-
-
 def networkx_graph(augmented: np.ndarray):
-    """The same graph as a networkx DiGraph with float capacities (reference solver)."""
+    """One example's layered graph as a networkx DiGraph with float capacities (reference solver)."""
     import networkx as nx
 
     graph = nx.DiGraph()

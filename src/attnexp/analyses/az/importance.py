@@ -12,7 +12,7 @@ import torch
 
 from attnexp.data.batching import Batch
 from attnexp.data.vocab import UNK
-from attnexp.models.interface import AttentionModel, model_logits
+from attnexp.models.interface import AttentionModel
 
 SCORES = ("prob_gold", "logit_label")
 
@@ -36,7 +36,7 @@ def blank_out(
     the sequence length never changes.
     """
     size, width = batch.tokens.shape
-    base = gold_score(model, model_logits(model, batch), batch.labels, score)
+    base = gold_score(model, model.logits(batch), batch.labels, score)
     variants = batch.select(torch.arange(batch.size, device=batch.tokens.device).repeat_interleave(width))
     eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
     variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
@@ -45,7 +45,7 @@ def blank_out(
     chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
     blanked = torch.cat(
         [
-            gold_score(model, model_logits(model, part), part.labels, score)
+            gold_score(model, model.logits(part), part.labels, score)
             for part in (variants.select(slice(start, start + chunk)) for start in range(0, size * width, chunk))
         ]
     ).view(size, width)
@@ -55,12 +55,9 @@ def blank_out(
 def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
     """(|sum_d ds/de_jd|, |sum_d e_jd ds/de_jd|) per position [B, L], e = token + position embedding."""
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
-    own_logits = getattr(model, "logits", None)  # our Transformer: its own [CLS] path (the standard one cannot decode)
-    if own_logits is not None:
-        logits = own_logits(batch, embedded)
-    else:  # models whose decode of their own attention is their output (J&W classifier, Hugging Face wrapper)
-        encoded = model.encode(batch, embedded)
-        logits = model.decode(encoded, model.attend(encoded, batch), batch)
+    # our Transformer: its own [CLS] path (the standard one cannot decode); the J&W classifier and the Hugging Face
+    # wrapper: the head's default, `decode` of their own attention over `encode(batch, embedded)`
+    logits = model.logits(batch, embedded)
     (grad,) = torch.autograd.grad(gold_score(model, logits, batch.labels, score).sum(), embedded)
     mask = batch.padding_mask
     return (grad.sum(-1).abs() * mask).detach(), ((grad * embedded).sum(-1).abs() * mask).detach()

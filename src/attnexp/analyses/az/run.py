@@ -19,11 +19,10 @@ from attnexp.models.interface import AttentionModel
 
 
 def input_lengths(model: AttentionModel, batch) -> torch.Tensor:
-    """Positions each example has as the model's input [B]: our Transformer reads [CLS] + the words, without
-    the closing marker (its `input_lengths`); a model without that method reads all `batch.lengths`
-    (e.g. a Hugging Face model's [CLS] ... [SEP], which A&Z §2.3 keep)."""
-    reader = getattr(model, "input_lengths", None)
-    return batch.lengths if reader is None else reader(batch)
+    """Positions each example has as the model's input [B] (`model.input_lengths`): our Transformer reads [CLS] +
+    the words, without the closing marker; the other models read all `batch.lengths` (e.g. a Hugging Face
+    model's [CLS] ... [SEP], which A&Z §2.3 keep)."""
+    return model.input_lengths(batch)
 
 
 def relevance_and_importance(
@@ -50,7 +49,8 @@ def relevance_and_importance(
     from attnexp.analyses.az.rollout import head_average, raw_relevance, relevance_rows, residual_augment, rollout
     from attnexp.data.vocab import UNK
 
-    blank = getattr(model, "blank_id", UNK) if blank is None else blank
+    if blank is None:
+        blank = UNK if model.blank_id is None else model.blank_id
     model.eval()
     device = model_device(model)
     records = []
@@ -223,11 +223,12 @@ SUMMARY_KEYS = ("task", "method", "importance", "layer")
 RECOVERY_KEYS = ("task", "method", "layer")
 
 
-def across_seeds(
+def mean_with_seed_std(
     per_seed: pd.DataFrame, keys: Sequence[str], means: Sequence[str], sums: Sequence[str], spread_of: str
 ) -> pd.DataFrame:
-    """Collapse the `seed` column: n_seeds, the mean over seeds of `means`, the population std over seeds of
-    `spread_of` (`{spread_of}_seed_std`, 0 with one seed) and the sum of `sums` (counts over all seeds)."""
+    """A&Z's across-seed aggregate. Collapse the `seed` column: n_seeds, the mean over seeds of `means`, the
+    population std over seeds of `spread_of` (`{spread_of}_seed_std`, 0 with one seed) and the sum of `sums`
+    (counts over all seeds). (The J&W tables use `report.tables.mean_with_bootstrap_ci` instead.)"""
     grouped = per_seed.groupby(list(keys), sort=False)
     table = grouped[list(means)].mean()
     table.insert(0, "n_seeds", grouped["seed"].nunique())

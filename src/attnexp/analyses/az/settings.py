@@ -1,19 +1,12 @@
-"""The Abnar & Zuidema analyses: read raw / rollout / flow relevance at every layer of a trained Transformer,
-compute blank-out and gradient importance, correlate them (Spearman per example, §5), score how well each
-method finds the subject on agreement data, and combine the per-seed summaries. Tables and figures are drawn
-in `attnexp.report.az`.
-"""
+"""The A&Z analysis settings (config section `az`, defaults in the schema); no torch, so that the workflow can
+build them when it plans the jobs (`attnexp.pipeline.settings`)."""
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import ClassVar
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class AZSettings:
     """The A&Z analysis options (config section `az`; defaults and allowed values in the schema)."""
-
-    CONFIG_KEY: ClassVar[str] = "az"
 
     n_examples: int  # test examples sampled for the analysis; 0 or more than the test set: all
     sample_seed: int
@@ -27,9 +20,3 @@ class AZSettings:
     cumulative_layer_lists: bool
     flow_solver: str  # scipy | networkx
     rollout_residual: bool
-
-    @classmethod
-    def from_config(cls, config: Mapping) -> "AZSettings":
-        """From the validated config (the schema has filled every default)."""
-        section = config[cls.CONFIG_KEY]
-        return cls(**{field.name: section[field.name] for field in fields(cls)})

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from attnexp.analyses.divergences import _EPS, jsd, tvd
+from attnexp.analyses.divergences import EPS, jsd, tvd
 from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
@@ -82,9 +82,9 @@ def mean_pairwise_jsd(attention: torch.Tensor, halves: torch.Tensor | None = Non
     k = attention.shape[-2]
     halves = pair_halves(k, attention.dtype, attention.device) if halves is None else halves
     attention = attention.clamp(0.0, 1.0)
-    self_terms = (attention * torch.log(attention + _EPS)).sum(-1)
+    self_terms = (attention * torch.log(attention + EPS)).sum(-1)
     mixture = torch.matmul(halves, attention)
-    pairs = self_terms @ halves.T - (mixture * torch.log(mixture + _EPS)).sum(-1)
+    pairs = self_terms @ halves.T - (mixture * torch.log(mixture + EPS)).sum(-1)
     return 2.0 * pairs.sum(-1) / k**2
 
 

@@ -37,22 +37,15 @@ def permutation_output_changes(
 ) -> torch.Tensor:
     """Output change (TVD; BC |dp|) [B, P] when the attention is permuted by `permutations` [B, P, L].
 
-    A model with `decode_permuted(encoded, index, batch)` (the Hugging Face wrapper) applies the permutation
-    to each of its heads' attention; otherwise the attention vector is permuted and decoded."""
+    The model's `decode_permuted` decodes each chunk: by default the attention vector permuted; the Hugging
+    Face wrapper permutes each of its heads' attention instead."""
     output = model(batch)
     original = model.distribution(output.logits)[:, None, :]
     size, n_permutations, width = permutations.shape
     per_permutation = 4 * size * width * (model.feature_size + 4)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_permutation))
-    # a multi-head model (models.hf) permutes every head's row itself: its `decode` takes a head average
-    permuted = getattr(model, "decode_permuted", None)
-    decode = model.decoder(output.encoded, batch)
     changes = []
     for start in range(0, n_permutations, chunk):
-        index = permutations[:, start : start + chunk]
-        if permuted is not None:
-            logits = permuted(output.encoded, index, batch)
-        else:
-            logits = decode(output.attention[:, None, :].expand_as(index).gather(-1, index))
+        logits = model.decode_permuted(output.encoded, permutations[:, start : start + chunk], batch, output.attention)
         changes.append(tvd(model.distribution(logits), original))
     return torch.cat(changes, dim=1)

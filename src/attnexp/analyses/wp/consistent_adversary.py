@@ -17,7 +17,7 @@ from attnexp.data.batching import Batch, sequential_batches
 from attnexp.data.preprocess import positive_class_weight
 from attnexp.models.classifier import AttentionClassifier
 from attnexp.models.device import model_device
-from attnexp.models.settings import TrainSettings
+from attnexp.models.settings import FitSettings
 from attnexp.models.train import TrainResult, evaluation_batches, fit
 
 TVD_BINARY = ("full", "half")
@@ -87,9 +87,7 @@ class ConsistentAdversary:
         self.patience = objective.patience
         self.name = f"adversarial (lambda {objective.lam})"
 
-    def start(
-        self, model: AttentionClassifier, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: TrainSettings
-    ) -> None:
+    def start(self, model: AttentionClassifier, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: FitSettings) -> None:
         self.train_rows = train_rows
         self.train_batches = evaluation_batches(train_rows, settings.device)
         self.pos_weight = positive_class_weight(train_rows["label"].to_numpy())
@@ -117,7 +115,7 @@ def train_consistent_adversary(
     model: AttentionClassifier,
     instances: pd.DataFrame,
     base: DonorTable,
-    settings: TrainSettings,
+    settings: FitSettings,
     objective: AdversaryObjective,
     progress: Callable[[str], None] = print,
 ) -> TrainResult:

@@ -1,11 +1,10 @@
 """The W&P stage's settings (config section `wp`) and the names of its runs; no torch, so the workflow can import it.
 
-Defaults live in workflow/schemas/config.schema.yaml only: `WPSettings.from_config` reads the validated config.
+Defaults live in attnexp/config.schema.yaml only: `WPSettings.from_config` reads the validated config.
 """
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from attnexp.paths import lambda_label
 
@@ -36,8 +35,6 @@ class AdversarySchedule:
 class WPSettings:
     """Config section `wp`, typed. Field names are the schema's keys."""
 
-    CONFIG_KEY: ClassVar[str] = "wp"
-
     datasets: tuple[str, ...]
     base_seed: int
     seeds: tuple[int, ...]
@@ -53,28 +50,6 @@ class WPSettings:
     seed_plot_variant: str
     jw_adversary_runs: int
     jw_reported: str | None
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> "WPSettings":
-        """From the validated config (the schema has filled every default)."""
-        section = config[cls.CONFIG_KEY]
-        return cls(
-            datasets=tuple(section["datasets"]),
-            base_seed=int(section["base_seed"]),
-            seeds=tuple(int(s) for s in section["seeds"]),
-            lambdas={key: tuple(values) for key, values in section["lambdas"].items()},
-            diag_adv_lambda=dict(section["diag_adv_lambda"]),
-            guides=tuple(section["guides"]),
-            adversary=AdversarySchedule(**section["adversary"]),
-            select_on=section["select_on"],
-            preloaded_alignment=section["preloaded_alignment"],
-            tvd_binary=section["tvd_binary"],
-            adv_loss_class_weight_scaling=bool(section["adv_loss_class_weight_scaling"]),
-            report_aggregation=section["report_aggregation"],
-            seed_plot_variant=section["seed_plot_variant"],
-            jw_adversary_runs=int(section["jw_adversary_runs"]),
-            jw_reported=section["jw_reported"],
-        )
 
     def lambdas_for(self, dataset: str) -> list[float]:
         """The lambda sweep of one dataset: its own list, else `default`."""

@@ -1,9 +1,13 @@
 """Embedded offline datasets, generated deterministically from a seed in the real datasets' raw formats.
 
-Three families, each written into one folder by one call of `generate`:
-- `sentiment`: planted-rationale binary classification in J&W's CSV format (generated/planted.py);
-- `nli`: planted-rationale sentence pairs, 3 classes, in the SNLI TSV format (generated/planted.py);
-- `babi`: bAbI tasks 1-3 from a small world simulation, in the official archive's layout (generated/babi.py).
+`generate` writes three families (FAMILY_FILES; the workflow's `synthesize` rule), each into one folder by one
+call, five datasets in all:
+- `sentiment`: planted-rationale binary classification in J&W's CSV format (syn_sentiment; generated/planted.py);
+- `nli`: planted-rationale sentence pairs, 3 classes, in the SNLI TSV format (syn_nli; generated/planted.py);
+- `babi`: bAbI tasks 1-3 from a small world simulation, in the official archive's layout (syn_babi1..3;
+  generated/babi.py).
+The fourth generated family, `agreement` (A&Z's syn_agreement), is not written here: generated/agreement.py
+writes it (the `synthesize_agreement` rule, seed and options from config `az.agreement`).
 """
 
 from pathlib import Path

@@ -3,20 +3,23 @@
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib import colormaps
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
+from attnexp.report.heatmap import (
+    EXAMPLE_FONT,
+    EXAMPLE_LINE_INCHES,
+    MONOSPACE_ADVANCE,
+    draw_heat_text,
+    layout_words,
+)
 from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
-from attnexp.report.jw.kendall import _require, class_histogram_style
+from attnexp.report.jw.kendall import class_histogram_style
 from attnexp.report.jw.permutation import binned_violins
 from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
 
 JSD_BINS = np.linspace(0, 0.7, 41)
 JSD_LABEL = "Max JS Divergence within ε"
-EXAMPLE_FONT = 6.0  # points
-MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
-EXAMPLE_LINE_INCHES = 0.125
 QUESTION_LABELS = {"qa": "q.", "nli": "hyp."}  # the second input, printed above the attended text
 
 
@@ -27,7 +30,7 @@ def output_change(original, adversarial) -> float:
 
 def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure:
     """ε-max JSD per predicted class, 40 bins on [0, 0.7], as proportions of the class (outlines for 3+ classes)."""
-    adversary = _require(results, "adversary")
+    adversary = results.require("adversary")
     frame = pd.DataFrame({"jsd": adversary["emax_jsd"].to_numpy(dtype=float), "class": results.hue(adversary)})
     fig, ax = new_figure(options.width)
     sns.histplot(
@@ -52,7 +55,7 @@ def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure
 
 def adversary_violin(results: ModelResults, options: FigureOptions) -> Figure:
     """Violins of ε-max JSD per max-attention bin and predicted class (the authors' `eMaxJDS_Scatter`)."""
-    adversary = _require(results, "adversary")
+    adversary = results.require("adversary")
     frame = pd.DataFrame(
         {
             "jsd": adversary["emax_jsd"].to_numpy(dtype=float),
@@ -76,57 +79,21 @@ def pick_examples(adversary: pd.DataFrame, n: int, max_tokens: int) -> pd.DataFr
     return pool.sort_values("emax_jsd", ascending=False, kind="stable").head(n)
 
 
-def _layout(words: list[str], chars_per_line: int) -> list[tuple[int, int]]:
-    """(line, column) of each word in monospace character cells, wrapping at `chars_per_line`."""
-    places, line, column = [], 0, 0
-    for word in words:
-        if column and column + len(word) > chars_per_line:
-            line, column = line + 1, 0
-        places.append((line, column))
-        column += len(word) + 1
-    return places
-
-
-def _heat_text(ax, words: list[str], weights: np.ndarray | None, y0: float, chars_per_line: int, line_h: float) -> float:
-    """Draw `words` (x in character cells) shaded ∝ weight, normalised to the row's max (unshaded where `weights`
-    is None); return the next free y."""
-    cmap = colormaps["Oranges"]
-    shaded = weights is not None
-    weights = np.asarray(weights, dtype=float) if shaded else np.zeros(len(words))
-    top = float(weights.max()) if len(weights) and weights.max() > 0 else 1.0
-    places = _layout(words, chars_per_line)
-    for word, weight, (line, column) in zip(words, weights, places, strict=True):
-        ax.text(
-            column,
-            y0 - line * line_h,
-            word,
-            family="monospace",
-            fontsize=EXAMPLE_FONT,
-            va="top",
-            ha="left",
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": cmap(0.85 * weight / top), "edgecolor": "none"} if shaded else None,
-            color="white" if weight / top > 0.7 else "black",
-        )
-    lines = (places[-1][0] + 1) if places else 1
-    return y0 - lines * line_h
-
-
 def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
     """Text heatmaps of a few instances: original vs ε-max adversarial attention, with JSD and Δŷ; for QA and NLI
     the question or hypothesis (which the attention over the passage or premise is conditioned on) above them."""
-    adversary = _require(results, "adversary")
-    importance = _require(results, "importance")[["instance_id", "attention"]]
+    adversary = results.require("adversary")
+    importance = results.require("importance")[["instance_id", "attention"]]
     examples = pick_examples(adversary, options.examples, options.example_max_tokens).merge(importance, on="instance_id")
     left, right = 0.09, 0.99
     chars_per_line = int((right - left) * options.width * 72 / (MONOSPACE_ADVANCE * EXAMPLE_FONT)) - 1
     blocks = []
     for record in examples.itertuples(index=False):
         words, question = results.words(record.instance_id), results.question_words(record.instance_id)
-        lines = _layout(words, chars_per_line)[-1][0] + 1 if words else 1
-        question_lines = _layout(question, chars_per_line)[-1][0] + 1 if question else 0
+        lines = layout_words(words, chars_per_line)[-1][0] + 1 if words else 1
+        question_lines = layout_words(question, chars_per_line)[-1][0] + 1 if question else 0
         blocks.append((record, words, lines, question, question_lines))
     total_lines = sum(2 * lines + question_lines + 1.6 for *_, lines, _, question_lines in blocks) or 3
-    line_h = EXAMPLE_LINE_INCHES / options.width  # axes units per line once the height is set below
     height = total_lines * EXAMPLE_LINE_INCHES + 0.3
     fig = plt.figure(figsize=(options.width, height))
     ax = fig.add_axes((left, 0.0, right - left, 1 - 0.3 / height))
@@ -156,10 +123,10 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
                 ha="right",
                 color="0.35",
             )
-            y = _heat_text(ax, question, None, y, chars_per_line, line_h)
+            y = draw_heat_text(ax, question, None, y, chars_per_line, line_h)
         for name, weights in (("orig.", record.attention), ("adv.", record.adversarial_attention)):
             ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")
-            y = _heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h)
+            y = draw_heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h)
         y -= 0.6 * line_h
     if not blocks:
         ax.text(0.5, 0.5, "no adversarial results", ha="center", va="center", transform=ax.transAxes)

@@ -1,6 +1,5 @@
 """What a per-model figure reads: the analyses' Parquet tables plus the dataset's classes (and tokens for examples)."""
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,12 +17,6 @@ class FigureOptions(FigureStyle):
 
     examples: int  # adversarial examples drawn as text heatmaps per model
     example_max_tokens: int  # prefer examples no longer than this
-
-    @classmethod
-    def from_config(cls, config: Mapping) -> "FigureOptions":
-        section = config[cls.CONFIG_KEY]
-        style = FigureStyle.from_config(config)
-        return cls(**vars(style), examples=section["examples"], example_max_tokens=section["example_max_tokens"])
 
 
 @dataclass
@@ -49,6 +42,14 @@ class ModelResults:
 
     def hue(self, frame: pd.DataFrame) -> list[str]:
         return hue_labels(frame["predicted"].to_numpy(), self.classes)
+
+    def require(self, name: str) -> pd.DataFrame:
+        """The analysis table `name` ("importance", "kendall", "permutation", "adversary") a figure draws from;
+        ValueError naming the model where it was not loaded."""
+        frame = getattr(self, name)
+        if frame is None:
+            raise ValueError(f"this figure needs the {name} table of {self.title}")
+        return frame
 
     def words(self, instance_id) -> list[str]:
         """The real tokens of a test instance as words (SOS/EOS dropped)."""

@@ -35,17 +35,10 @@ def class_histogram_style(n_classes: int) -> dict:
     return {"element": "step", "fill": False, "linewidth": 1.4}
 
 
-def _require(results: ModelResults, name: str) -> pd.DataFrame:
-    frame = getattr(results, name)
-    if frame is None:
-        raise ValueError(f"this figure needs the {name} table of {results.title}")
-    return frame
-
-
 def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> Figure:
     """Overlaid τ histograms, one per predicted class, as proportions of that class (30 bins on [-1, 1]); outlines
     for three or more classes (`class_histogram_style`)."""
-    kendall = _require(results, "kendall")
+    kendall = results.require("kendall")
     taus = kendall[(kendall["pair"] == pair) & ~kendall["is_nan"]]
     fig, ax = new_figure(options.width)
     if taus.empty:
@@ -91,7 +84,7 @@ def _densities(ax, wide: pd.DataFrame, columns: dict[str, str], styles=("-", "--
 
 def tau_densities(results: ModelResults, options: FigureOptions) -> Figure:
     """KDEs (all instances) of τ(attn, LOO) solid, τ(attn, grad) dashed, τ(grad, LOO) dotted."""
-    wide = tau_wide(_require(results, "kendall"))
+    wide = tau_wide(results.require("kendall"))
     pairs = [p for p in ("attn_loo", "attn_grad", "grad_loo") if p in wide]
     fig, ax = new_figure(options.width)
     _densities(ax, wide, {PAIR_LABELS[p]: wide[p].to_numpy(dtype=float) for p in pairs})
@@ -105,7 +98,7 @@ def tau_densities(results: ModelResults, options: FigureOptions) -> Figure:
 
 def tau_differences(results: ModelResults, options: FigureOptions) -> Figure:
     """KDEs of the per-instance differences τ(grad, LOO) − τ(attn, LOO) (solid) and τ(grad, LOO) − τ(attn, grad) (dashed)."""
-    wide = tau_wide(_require(results, "kendall"))
+    wide = tau_wide(results.require("kendall"))
     columns = {}
     if {"grad_loo", "attn_loo"} <= set(wide):
         columns["τ(grad, LOO) − τ(attn, LOO)"] = (wide["grad_loo"] - wide["attn_loo"]).to_numpy(dtype=float)

@@ -7,7 +7,6 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
-from attnexp.report.jw.kendall import _require
 from attnexp.report.style import MAX_ATTENTION_LABELS, hue_palette, new_figure, place_legend, set_title
 
 
@@ -36,12 +35,14 @@ def binned_violins(ax, frame: pd.DataFrame, value: str, palette: dict, cut: floa
     for collection in ax.collections:
         collection.set_alpha(0.75)
     place_legend(ax)
-    for label in set(MAX_ATTENTION_LABELS) - set(frame["bin"].astype(str)):
-        ax.text(0.0, MAX_ATTENTION_LABELS.index(label), "  no instances", va="center", fontsize=6, color="0.5")
+    present = set(frame["bin"].astype(str))
+    for row, label in enumerate(MAX_ATTENTION_LABELS):  # in bin order: a set's order would vary with the hash seed
+        if label not in present:
+            ax.text(0.0, row, "  no instances", va="center", fontsize=6, color="0.5")
 
 
 def _frame(results: ModelResults) -> pd.DataFrame:
-    permutation = _require(results, "permutation")
+    permutation = results.require("permutation")
     return pd.DataFrame(
         {
             "max_attention": permutation["max_attention"].to_numpy(dtype=float),

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from attnexp.io import read_csv, read_json, read_parquet
-from attnexp.report.tables import across_seeds, dataset_order, write_table
+from attnexp.report.tables import dataset_order, mean_with_bootstrap_ci, write_table
 
 MODEL_KEYS = ["dataset", "encoder", "attention"]
 SIGNIFICANCE = 0.05
@@ -71,7 +71,9 @@ def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_o
             for m in metrics
         ]
     )
-    performance = across_seeds(per_seed, [*MODEL_KEYS, "metric"], ["mean", "f1_macro"], bootstrap_options=bootstrap_options)
+    performance = mean_with_bootstrap_ci(
+        per_seed, [*MODEL_KEYS, "metric"], ["mean", "f1_macro"], bootstrap_options=bootstrap_options
+    )
     performance["std"] = per_seed.groupby([*MODEL_KEYS, "metric"], sort=False)["mean"].std(ddof=0).to_numpy()
     return stats.merge(performance, on="dataset")
 
@@ -154,7 +156,7 @@ def table2(
         ],
         ignore_index=True,
     )
-    table = across_seeds(
+    table = mean_with_bootstrap_ci(
         per_seed,
         [*MODEL_KEYS, "pair", "group"],
         ["mean", "std", "sig_frac"],
@@ -216,7 +218,9 @@ def cross_measure(
         [cross_measure_per_seed(m["kendall"]).assign(**{k: m[k] for k in (*MODEL_KEYS, "seed")}) for m in models],
         ignore_index=True,
     )
-    table = across_seeds(per_seed, [*MODEL_KEYS, "measure"], ["mean", "std"], sums=["n"], bootstrap_options=bootstrap_options)
+    table = mean_with_bootstrap_ci(
+        per_seed, [*MODEL_KEYS, "measure"], ["mean", "std"], sums=["n"], bootstrap_options=bootstrap_options
+    )
     if legacy_labels:
         table["measure"] = table["measure"].replace(LEGACY_LABELS)
     return table
@@ -244,14 +248,14 @@ def rationale_recovery(frames: Sequence[pd.DataFrame], bootstrap_options: Mappin
     per_seed = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
     if per_seed is None:
         return pd.DataFrame(columns=columns)
-    table = across_seeds(
+    table = mean_with_bootstrap_ci(
         per_seed.rename(columns={"precision_at_k": "mean"}),
         [*MODEL_KEYS, "measure"],
         ["mean", "auc"],
         sums=["n"],
         bootstrap_options=bootstrap_options,
     )
-    auc = across_seeds(
+    auc = mean_with_bootstrap_ci(
         per_seed.rename(columns={"auc": "mean"}), [*MODEL_KEYS, "measure"], ["mean"], bootstrap_options=bootstrap_options
     )
     table["auc_ci_low"], table["auc_ci_high"] = auc["ci_low"].to_numpy(), auc["ci_high"].to_numpy()

@@ -1,0 +1,71 @@
+"""Can every configured Hugging Face checkpoint be loaded offline? The config check runs this at parse time (from
+`attnexp.config`, before any job), where a plain Snakemake environment has no torch, pandas, numpy or transformers:
+this module imports none of them, and `huggingface_hub` only when a hub name must be looked up in the cache (with
+a fallback to the cache's folder layout where that package is missing).
+"""
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["checkpoint_location_help", "checkpoint_problem", "checkpoint_problems"]
+
+
+def _hub_cache() -> str:
+    """The Hugging Face hub cache folder (huggingface_hub's HF_HUB_CACHE; its default rule where it is missing)."""
+    try:
+        from huggingface_hub.constants import HF_HUB_CACHE
+    except ImportError:
+        home = os.environ.get("HF_HOME") or os.path.join(os.environ.get("XDG_CACHE_HOME", "~/.cache"), "huggingface")
+        return os.path.expanduser(os.environ.get("HF_HUB_CACHE") or os.path.join(home, "hub"))
+    return HF_HUB_CACHE
+
+
+def _in_hub_cache(checkpoint: str) -> bool:
+    """Whether the cache holds the checkpoint's config.json (any revision without huggingface_hub: its folder layout)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        snapshots = Path(_hub_cache()) / f"models--{checkpoint.replace('/', '--')}" / "snapshots"
+        return any(snapshots.glob("*/config.json"))
+    return isinstance(try_to_load_from_cache(checkpoint, "config.json"), str)
+
+
+def checkpoint_location_help(checkpoint: str) -> str:
+    return (
+        f"put a model saved with save_pretrained (config.json, weights, tokenizer files) in a local directory and give "
+        f"its path as checkpoint, or place {checkpoint!r} in the Hugging Face cache ({_hub_cache()}, set HF_HOME to move "
+        f"it; `huggingface-cli download {checkpoint}` on a machine with internet), or set hf.allow_download: true"
+    )
+
+
+def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | None:
+    """None if `checkpoint` (a directory or a hub name) can be loaded offline; otherwise what is missing and where to put it.
+
+    Checks only files (config and tokenizer present), without importing transformers' models.
+    """
+    path = Path(checkpoint).expanduser()
+    if path.is_dir():
+        missing = [name for name in ("config.json",) if not (path / name).exists()]
+        if missing:
+            return f"hf checkpoint directory {path} has no {', '.join(missing)}; save the model there with save_pretrained"
+        return None
+    if allow_download:
+        return None
+    if "/" in checkpoint and (checkpoint.startswith((".", "/", "~")) or path.suffix):
+        return f"hf checkpoint {checkpoint!r}: directory {path} does not exist; " + checkpoint_location_help(checkpoint)
+    if not _in_hub_cache(checkpoint):
+        return (
+            f"hf checkpoint {checkpoint!r} is neither a local directory nor in the Hugging Face cache; "
+            + checkpoint_location_help(checkpoint)
+        )
+    return None
+
+
+def checkpoint_problems(config: Mapping) -> list[str]:
+    """Every configured model whose checkpoint cannot be loaded (message says where to put it); [] when all can."""
+    section = config["hf"]
+    if not section["datasets"]:
+        return []
+    problems = [checkpoint_problem(str(m["checkpoint"]), section["allow_download"]) for m in section["models"].values()]
+    return [f"hf.models.{name}: {p}" for name, p in zip(section["models"], problems, strict=True) if p]

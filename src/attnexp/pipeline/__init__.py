@@ -1,0 +1,42 @@
+"""The one door from the workflow into the library: plan, settings and jobs.
+
+- `plan`: `Plan.from_config(config)`, which jobs a validated config asks for (datasets per paper, runs, targets,
+  wildcard alternatives);
+- `settings`: one `<Job>Settings.from_config(config, **wildcards)` per kind of job, from the validated config alone;
+- the stages' jobs, each `run_<job>(*, inputs, outputs, settings, threads)` with files in and files out:
+  `data` (synthesize, download, preprocess), `train` (J&W models, the Transformer), `jw` (analyses, tables,
+  figures), `wp` (W&P runs, analyses, tables, figures), `az` (A&Z analyses, tables, figures), `hf` (Hugging Face
+  tokenizing and runs), `report` (the comparison table and the HTML report).
+
+A workflow script is `call(run_<job>, snakemake)`. The domain packages (datasets, data, models, analyses,
+report) hold the science; they read no config and join no file names. Import-light: torch, pandas and matplotlib
+load inside the jobs.
+"""
+
+import os
+import typing
+from collections.abc import Callable, Mapping
+
+
+def files(named) -> dict:
+    """Snakemake's named inputs or outputs as a plain dict (a list for a named list of files)."""
+    return {key: value if isinstance(value, str) else list(value) for key, value in named.items()}
+
+
+def call(job: Callable, snakemake) -> None:
+    """Run one job from a workflow script: its log first, then `job` by keyword with the rule's named files, its
+    settings (rebuilt from the rule's `params.settings`) and its threads. Figures draw headless (Agg)."""
+    from attnexp.runlog import log_to
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    with log_to(snakemake.log[0]):
+        settings = typing.get_type_hints(job)["settings"]
+        job(
+            inputs=files(snakemake.input),
+            outputs=files(snakemake.output),
+            settings=settings.from_param(snakemake.params.settings),
+            threads=snakemake.threads,
+        )
+
+
+Files = Mapping[str, typing.Any]  # a job's named files: a path, or a list of paths

@@ -1,0 +1,556 @@
+"""The settings of every kind of job, built from the validated config alone.
+
+`attnexp.config.validate_config` fills every default from the schema, so the builders here index the config
+(`config["analyses"]["ig_steps"]`) and never fall back to a default of their own: the schema is the one place a
+default lives. Each `<Job>Settings.from_config(config, **wildcards)` gathers what one kind of job needs; the rule
+hands it to the job as `settings.as_param()` (plain dicts, which Snakemake compares to decide a rerun, so a
+changed setting reruns exactly the jobs that read it) and the job gets the dataclass back (`from_param`).
+
+Import-light (no torch, pandas or matplotlib): the workflow builds these while it plans the jobs.
+"""
+
+import copy
+import functools
+import json
+import typing
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
+from typing import Any
+
+from attnexp.analyses.az.settings import AZSettings
+from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
+from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, WPSettings
+from attnexp.datasets import policy
+from attnexp.models import names
+from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, FitSettings, HFSettings
+from attnexp.pipeline.plan import Plan, wp_settings
+
+Config = Mapping[str, Any]
+
+
+MINIMAL_GRID = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
+
+
+def default_config(**sections) -> dict:
+    """A validated config: the smallest grid (MINIMAL_GRID) plus `sections`, every other key at the packaged
+    schema's default. The one default config of the API, the benchmarks and the tests."""
+    from attnexp.config import validate_config
+
+    return validate_config({**copy.deepcopy(MINIMAL_GRID), **copy.deepcopy(sections)})
+
+
+class JobSettings:
+    """What every job's settings share: a plain-data form for Snakemake's `params` and the way back."""
+
+    def as_param(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_param(cls, values: Mapping) -> "JobSettings":
+        return _build(cls, values)
+
+
+def _build(kind, values):
+    """`values` (from `asdict`) as an instance of the dataclass `kind`, nested dataclasses included."""
+    if not (isinstance(kind, type) and is_dataclass(kind)) or values is None or is_dataclass(values):
+        return values
+    hints = typing.get_type_hints(kind)
+    built = {}
+    for field in fields(kind):
+        if field.name not in values:
+            continue
+        hint = hints[field.name]
+        options = [a for a in typing.get_args(hint) if a is not type(None)] if typing.get_origin(hint) else [hint]
+        built[field.name] = _build(options[0] if len(options) == 1 else None, values[field.name])
+    return kind(**built)
+
+
+def resolved(settings):
+    """A copy of domain settings with the configured `device` ("auto", "cuda", ...) resolved on this machine (a
+    job resolves it where it runs: a cluster's GPU node, not the submit host)."""
+    from attnexp.models.device import resolve_device
+
+    return replace(settings, device=resolve_device(settings.device))
+
+
+# --- shared blocks ---
+
+
+@dataclass(frozen=True)
+class Compute(JobSettings):
+    """How a job computes, whatever it computes (top-level keys `device`, `padded_lstm`, `fused_adam` and
+    `seeding.deterministic`); outputs on the CPU do not depend on the device."""
+
+    device: str  # as configured: auto | cpu | cuda | cuda:N (resolved in the job)
+    padded_lstm: bool
+    fused_adam: bool
+    deterministic: bool
+
+    @classmethod
+    def from_config(cls, config: Config) -> "Compute":
+        return cls(
+            device=config["device"],
+            padded_lstm=config["padded_lstm"],
+            fused_adam=config["fused_adam"],
+            deterministic=config["seeding"]["deterministic"],
+        )
+
+
+def hyperparameters(config: Config, dataset: str) -> dict:
+    """A dataset's training hyperparameters: the registry's, updated by `hyperparameters.<dataset>`."""
+    return policy.hyperparameters(dataset, config["hyperparameters"])
+
+
+def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapping | None = None) -> FitSettings:
+    """How `fit` trains one run of `paper`: "jw" and "wp" (the dataset's `hyperparameters`, J&W's Adam; W&P selects
+    on `wp.select_on`), "az" (the Transformer, `az.train`) or "hf" (`hf.train` merged into `hyperparameters`)."""
+    compute = Compute.from_config(config)
+    if paper in ("jw", "wp"):
+        optimiser = {"learning_rate": JW_LEARNING_RATE, "weight_decay": JW_WEIGHT_DECAY}
+        sizes = hyperparameters
+    elif paper == "az":
+        sizes = config["az"]["train"]
+        optimiser = {"learning_rate": sizes["learning_rate"], "weight_decay": 0.0}
+    elif paper == "hf":
+        sizes = hyperparameters
+        optimiser = {"learning_rate": sizes["learning_rate"], "weight_decay": 0.0}
+    else:
+        raise ValueError(f"unknown paper {paper!r}; choose one of jw, wp, az, hf")
+    return FitSettings(
+        epochs=sizes["epochs"],
+        batch_size=sizes["batch_size"],
+        seed=int(seed),
+        select_on=config["wp"]["select_on"] if paper == "wp" else config["model_selection"]["split"],
+        deterministic=compute.deterministic,
+        device=compute.device,
+        padded_lstm=compute.padded_lstm and paper != "hf",
+        fused_adam=compute.fused_adam,
+        **optimiser,
+    )
+
+
+def analysis_settings(config: Config, batch_size: int) -> AnalysisSettings:
+    """The J&W analyses' settings (`analyses`); `batch_size` is the model's training batch size (J&W)."""
+    section = config["analyses"]
+    adversary = section["adversary"]
+    return AnalysisSettings(
+        batch_size=int(batch_size),
+        permutations=section["permutations"],
+        ig_steps=section["ig_steps"],
+        memory_budget_mb=section["memory_budget_mb"],
+        bc_loo=section["bc_loo"],
+        nan_policy=section["kendall"]["nan_policy"],
+        adversary=AdversarySettings(
+            candidates=adversary["candidates"],
+            steps=adversary["steps"],
+            lr=adversary["lr"],
+            lam=adversary["lambda"],
+            code_thresholds=adversary["code_thresholds"],
+        ),
+        device=config["device"],
+        padded_lstm=config["padded_lstm"],
+    )
+
+
+def az_settings(config: Config) -> AZSettings:
+    """The A&Z analyses' settings: the `az` keys of the same names."""
+    return AZSettings(**{field.name: config["az"][field.name] for field in fields(AZSettings)})
+
+
+def hf_model_options(config: Config, hf_model: str) -> dict:
+    """One `hf.models` entry with the section's `max_length` and `train` where the entry does not override them."""
+    section = config["hf"]
+    if hf_model not in section["models"]:
+        from attnexp.errors import ConfigError
+
+        raise ConfigError(f"hf model {hf_model!r} is not in hf.models ({', '.join(section['models'])})")
+    model = section["models"][hf_model]
+    return {
+        "checkpoint": str(model["checkpoint"]),
+        "finetune": model["finetune"],
+        "max_length": model["max_length"] if "max_length" in model else section["max_length"],
+        "train": {**section["train"], **(model["train"] if "train" in model else {})},
+    }
+
+
+def hf_settings(config: Config, hf_model: str) -> HFSettings:
+    """One Hugging Face model of `hf.models` with its training options."""
+    model = hf_model_options(config, hf_model)
+    return HFSettings(
+        name=hf_model,
+        checkpoint=model["checkpoint"],
+        finetune=bool(model["finetune"]),
+        allow_download=bool(config["hf"]["allow_download"]),
+        max_length=int(model["max_length"]),
+        epochs=int(model["train"]["epochs"]),
+        batch_size=int(model["train"]["batch_size"]),
+        learning_rate=float(model["train"]["learning_rate"]),
+        deterministic=config["seeding"]["deterministic"],
+        select_on=config["model_selection"]["split"],
+        fused_adam=config["fused_adam"],
+    )
+
+
+@dataclass(frozen=True)
+class FigureLook(JobSettings):
+    """The house style of every figure (`figures`: palette, width, dpi) and J&W's example keys."""
+
+    palette: str
+    width: float
+    dpi: int
+    examples: int
+    example_max_tokens: int
+
+    @classmethod
+    def from_config(cls, config: Config) -> "FigureLook":
+        return cls(**{field.name: config["figures"][field.name] for field in fields(cls)})
+
+    def style(self):
+        """The `report.style.FigureStyle` (matplotlib: built in the job)."""
+        from attnexp.report.style import FigureStyle
+
+        return FigureStyle(palette=self.palette, width=self.width, dpi=self.dpi)
+
+    def options(self):
+        """The `report.jw.data.FigureOptions`: the style plus J&W's example keys."""
+        from attnexp.report.jw.data import FigureOptions
+
+        return FigureOptions(**vars(self))
+
+
+def bootstrap(config: Config) -> dict:
+    """Confidence intervals of the tables (`figures.bootstrap`)."""
+    return dict(config["figures"]["bootstrap"])
+
+
+# --- data ---
+
+
+@dataclass(frozen=True)
+class SynthesizeSettings(JobSettings):
+    """One generated family (`synthetic.<family>`; `agreement`: `az.agreement`; `linzen`: the Linzen corpus
+    sample, seeded by `az.sample_seed`)."""
+
+    family: str
+    seed: int
+    options: dict
+
+    @classmethod
+    def from_config(cls, config: Config, family: str) -> "SynthesizeSettings":
+        if family == "agreement":
+            return cls(family, config["az"]["agreement"]["seed"], dict(config["az"]["agreement"]))
+        if family == "linzen":
+            return cls(family, config["az"]["sample_seed"], {})
+        return cls(family, config["synthetic"]["seed"], dict(config["synthetic"][family]))
+
+
+@dataclass(frozen=True)
+class DownloadSettings(JobSettings):
+    """One official archive of `attnexp.datasets.acquire.DOWNLOADS`."""
+
+    archive: str
+
+    @classmethod
+    def from_config(cls, config: Config, archive: str) -> "DownloadSettings":
+        return cls(archive)
+
+
+@dataclass(frozen=True)
+class PreprocessSettings(JobSettings):
+    """One dataset's preprocessing (`preprocessing`); `declaration`: its `user_datasets` entry, if declared there
+    (a job's process knows only the built-in registry)."""
+
+    dataset: str
+    vocab_fit_on: str
+    implicit_extremes: bool
+    declaration: dict | None
+    raw_dir: str | None  # where the raw files lie (their SHA256SUMS too); None: paths named in the config
+    user_files: dict  # `data.user_files`
+
+    @classmethod
+    def from_config(cls, config: Config, dataset: str) -> "PreprocessSettings":
+        section = config["preprocessing"]
+        declared = config["user_datasets"]
+        return cls(
+            dataset=dataset,
+            vocab_fit_on=section["vocab_fit_on"],
+            implicit_extremes=section["implicit_extremes"],
+            declaration=dict(declared[dataset]) if dataset in declared else None,
+            raw_dir=Plan.from_config(config).raw_dir(dataset),
+            user_files=dict(config["data"]["user_files"]),
+        )
+
+
+# --- training ---
+
+
+@dataclass(frozen=True)
+class TrainSettings(JobSettings):
+    """One J&W model: dataset x encoder x attention x seed, its hyperparameters, `model` options and word vectors."""
+
+    dataset: str
+    encoder: str
+    attention: str
+    seed: int
+    hyperparameters: dict
+    model: dict
+    embeddings: dict
+    fit: FitSettings
+
+    @classmethod
+    def from_config(cls, config: Config, dataset: str, encoder: str, attention: str, seed) -> "TrainSettings":
+        sizes = hyperparameters(config, dataset)
+        return cls(
+            dataset=dataset,
+            encoder=encoder,
+            attention=attention,
+            seed=int(seed),
+            hyperparameters=sizes,
+            model=dict(config["model"]),
+            embeddings=policy.embeddings(dataset, config["data"]),
+            fit=fit_settings(config, seed=seed, paper="jw", hyperparameters=sizes),
+        )
+
+
+@dataclass(frozen=True)
+class TransformerSettings(JobSettings):
+    """One A&Z Transformer (`az.model`, `az.train`); `attention`: self (standard blocks) or tiedcls."""
+
+    dataset: str
+    attention: str
+    seed: int
+    model: dict
+    recipe: str
+    patience: int
+    fit: FitSettings
+
+    @classmethod
+    def from_config(
+        cls, config: Config, dataset: str, attention: str, seed, encoder: str = names.TRANSFORMER_ENCODER
+    ) -> "TransformerSettings":
+        train = config["az"]["train"]
+        return cls(
+            dataset=dataset,
+            attention=attention,
+            seed=int(seed),
+            model=dict(config["az"]["model"]),
+            recipe=train["recipe"],
+            patience=train["patience"],
+            fit=fit_settings(config, seed=seed, paper="az"),
+        )
+
+
+@dataclass(frozen=True)
+class WPRunSettings(JobSettings):
+    """One W&P run: a variant (base, uniform, a diagnostic MLP) or the consistent adversary at one lambda."""
+
+    dataset: str
+    variant: str
+    seed: int
+    lam: float | None
+    wp: WPSettings
+    hyperparameters: dict
+    model: dict
+    embeddings: dict
+    fit: FitSettings
+
+    @classmethod
+    def from_config(cls, config: Config, dataset: str, seed, variant: str = ADVERSARY_VARIANT, lam=None) -> "WPRunSettings":
+        sizes = hyperparameters(config, dataset)
+        return cls(
+            dataset=dataset,
+            variant=variant,
+            seed=int(seed),
+            lam=None if lam is None else float(lam),
+            wp=wp_settings(config),
+            hyperparameters=sizes,
+            model=dict(config["model"]),
+            embeddings=policy.embeddings(dataset, config["data"]),
+            fit=fit_settings(config, seed=seed, paper="wp", hyperparameters=sizes),
+        )
+
+
+# --- analyses ---
+
+
+@dataclass(frozen=True)
+class AnalyzeSettings(JobSettings):
+    """The J&W analyses of one model: its labels (a Hugging Face run: encoder "hf", attention = the model's
+    name, no adversary, since its heads share no single attention vector) and `analyses`."""
+
+    labels: dict
+    analysis: AnalysisSettings
+    adversary: bool
+
+    @classmethod
+    def from_config(
+        cls, config: Config, dataset: str, seed, encoder: str = names.HF_ENCODER, attention: str = "", hf_model=None
+    ) -> "AnalyzeSettings":
+        if hf_model is not None:
+            batch_size = hf_model_options(config, hf_model)["train"]["batch_size"]
+            encoder, attention = names.HF_ENCODER, hf_model
+        else:
+            batch_size = hyperparameters(config, dataset)["batch_size"]
+        labels = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": int(seed)}
+        return cls(labels, analysis_settings(config, batch_size), adversary=hf_model is None)
+
+
+@dataclass(frozen=True)
+class AZAnalysisSettings(JobSettings):
+    """The A&Z analyses of one Transformer or Hugging Face run; `task` labels its rows in the tables."""
+
+    dataset: str
+    task: str
+    seed: int
+    az: AZSettings
+    device: str
+
+    @classmethod
+    def from_config(cls, config: Config, dataset: str, seed, hf_model=None) -> "AZAnalysisSettings":
+        task = dataset if hf_model is None else f"{dataset}@{hf_model}"
+        return cls(dataset, task, int(seed), az_settings(config), config["device"])
+
+
+@dataclass(frozen=True)
+class WPAnalysisSettings(JobSettings):
+    """The W&P analyses of one dataset over its runs (seed and adversary variance, JSD/TVD points, J&W's
+    per-instance adversary on the base model). `runs`: the plan's run files of the dataset."""
+
+    dataset: str
+    wp: WPSettings
+    analysis: AnalysisSettings | None  # J&W's `analyses`: only the per-instance adversary's job (the one with a seed)
+    runs: dict
+
+    @classmethod
+    def from_config(cls, config: Config, dataset: str, seed=None) -> "WPAnalysisSettings":
+        batch_size = hyperparameters(config, dataset)["batch_size"]
+        analysis = None if seed is None else analysis_settings(config, batch_size)
+        return cls(dataset, wp_settings(config), analysis, Plan.from_config(config).wp_dataset_runs(dataset))
+
+
+# --- Hugging Face ---
+
+
+@dataclass(frozen=True)
+class HFRunSettings(JobSettings):
+    """One Hugging Face model on one dataset (tokenizing, fine-tuning); `seed` is None for tokenizing."""
+
+    dataset: str
+    seed: int | None
+    hf: HFSettings
+    fit: FitSettings
+    raw: PreprocessSettings  # how the dataset's raw text is read again (tokenizing)
+
+    @classmethod
+    def from_config(cls, config: Config, hf_model: str, dataset: str, seed=None) -> "HFRunSettings":
+        hf = hf_settings(config, hf_model)
+        train = {"epochs": hf.epochs, "batch_size": hf.batch_size, "learning_rate": hf.learning_rate}
+        return cls(
+            dataset=dataset,
+            seed=None if seed is None else int(seed),
+            hf=hf,
+            fit=fit_settings(config, seed=0 if seed is None else seed, paper="hf", hyperparameters=train),
+            raw=PreprocessSettings.from_config(config, dataset),
+        )
+
+
+# --- tables, figures, the report ---
+
+# What each table job reads besides its input files; the other fields stay empty, so that a setting reruns only
+# the tables that show it.
+TABLE_READS = {
+    "table1": ("datasets", "bootstrap"),
+    "table2": ("datasets", "models", "pairs", "nan_policy", "bootstrap"),
+    "cross_measure_table": ("models", "legacy_labels", "bootstrap"),
+    "rationale_table": ("bootstrap",),
+    "wp_uniform_table": ("reported",),
+    "wp_diagnostic_table": (),
+    "wp_adversarial_table": (),
+    "wp_jsd_tvd_table": ("dataset",),
+    "az_combine": ("runs",),
+    "az_tables": ("gradient",),
+    "paper_comparison": ("runs", "nan_policy", "bootstrap"),
+}
+
+
+@dataclass(frozen=True)
+class TableSettings(JobSettings):
+    """One table job (a key of TABLE_READS): the grid it summarises (`models` in input order), its statistics and
+    confidence intervals, and for an aggregate the run files it reads (`runs`)."""
+
+    table: str
+    dataset: str = ""
+    datasets: tuple = ()
+    models: tuple = ()
+    pairs: tuple = ()
+    nan_policy: str = ""
+    legacy_labels: bool = False
+    bootstrap: dict | None = None
+    gradient: str = ""
+    reported: str | None = None
+    runs: Any = None
+
+    @classmethod
+    def from_config(cls, config: Config, table: str, dataset: str = "") -> "TableSettings":
+        plan = Plan.from_config(config)
+        values = {
+            "dataset": lambda: dataset,
+            "datasets": lambda: tuple(plan.datasets),
+            "models": lambda: tuple(plan.grid_models()),
+            "pairs": lambda: tuple(config["figures"]["table_pairs"]),
+            "nan_policy": lambda: config["analyses"]["kendall"]["nan_policy"],
+            "legacy_labels": lambda: config["figures"]["legacy_labels"],
+            "bootstrap": lambda: bootstrap(config),
+            "gradient": lambda: config["az"]["gradient"],
+            "reported": lambda: config["wp"]["jw_reported"],
+            "runs": lambda: plan.az_runs() if table == "az_combine" else plan.paper_comparison_runs(),
+        }
+        return cls(table=table, **{key: values[key]() for key in TABLE_READS[table]})
+
+
+@dataclass(frozen=True)
+class FigureSettings(JobSettings):
+    """One figure job: the house look, a title (the dataset or A&Z task drawn), and what it draws (`drawn`: the
+    plan's models of a per-model batch, the summary figures' files, or W&P's compared runs)."""
+
+    look: FigureLook
+    title: str
+    gradient: str
+    datasets: tuple
+    drawn: Any
+
+    @classmethod
+    def from_config(cls, config: Config, job: str, **wildcards) -> "FigureSettings":
+        plan = Plan.from_config(config)
+        title = wildcards["dataset"] if "dataset" in wildcards else ""
+        if "hf_model" in wildcards:
+            title = f"{title}@{wildcards['hf_model']}"
+        return cls(
+            look=FigureLook.from_config(config),
+            title=title,
+            gradient=config["az"]["gradient"] if job == "az_correlation_figure" else "",
+            datasets=tuple(plan.datasets) if job.startswith("summary_figure") else (),
+            drawn=plan.figure_job(job, **wildcards),
+        )
+
+
+@dataclass(frozen=True)
+class ReportSettings(JobSettings):
+    """The HTML report: Snakemake's `--report` over this run's Snakefile and config."""
+
+    snakefile: str
+    config: dict
+
+    @classmethod
+    def from_config(cls, config: Config, snakefile: str = "Snakefile") -> "ReportSettings":
+        return cls(str(snakefile), json.loads(json.dumps(config)))
+
+
+@functools.cache
+def settings_kinds() -> dict[str, type]:
+    """Every job settings class by name (the layering test checks that their fields come from the schema)."""
+    return {
+        cls.__name__: cls
+        for cls in globals().values()
+        if isinstance(cls, type) and issubclass(cls, JobSettings) and cls is not JobSettings
+    }

@@ -1,0 +1,99 @@
+"""The plan, without Snakemake: which datasets each paper runs on, the runs and targets, the wildcard alternatives."""
+
+import re
+
+import pytest
+import yaml
+
+from attnexp import paths
+from attnexp.models import names
+from attnexp.pipeline.plan import Plan, not_drawn_by
+from attnexp.pipeline.settings import default_config
+from tests.conftest import REPO
+
+
+def embedded() -> dict:
+    """config/config.yaml (the embedded default grid), validated."""
+    return default_config(**yaml.safe_load((REPO / "config/config.yaml").read_text()))
+
+
+def test_the_embedded_grid_plans_every_paper():
+    config = embedded()
+    plan = Plan.from_config(config)
+    assert plan.datasets == config["datasets"]
+    assert plan.az_datasets == config["az"]["datasets"] and plan.wp_datasets == config["wp"]["datasets"]
+    models = plan.model_targets()
+    assert len(models) == len(config["datasets"]) * len(config["encoders"]) * len(config["attentions"]) * len(config["seeds"])
+    assert models[0] == paths.model_files("syn_sentiment", "lstm", "tanh", 0)["metrics"]
+    everything = plan.all_targets()
+    assert len(everything) == len(set(everything))
+    for part in (models, plan.analyses_targets(), plan.az_targets(), plan.wp_targets(), plan.table_targets()):
+        assert set(part) <= set(everything)
+    assert paths.REPORT not in everything  # the report is its own target
+    assert plan.hf_targets() == []
+
+
+def test_the_plan_is_built_once_per_config():
+    config = embedded()
+    assert Plan.from_config(config) is Plan.from_config(dict(config))
+    assert Plan.from_config(default_config()) is not Plan.from_config(config)
+
+
+def test_wildcard_alternatives_come_from_the_model_names():
+    wildcards = Plan.from_config(embedded()).wildcards()
+    for encoder in [*names.ENCODERS, names.TRANSFORMER_ENCODER]:
+        assert re.fullmatch(wildcards["encoder"], encoder)
+    for attention in [*names.ATTENTIONS, *names.TRANSFORMER_ATTENTIONS]:
+        assert re.fullmatch(wildcards["attention"], attention)
+    assert not re.fullmatch(wildcards["encoder"], "hf")
+
+
+def test_single_figure_rules_never_match_a_figure_a_batch_job_draws():
+    plan = Plan.from_config(embedded())
+    constraint = plan.single_model_figure_encoder()
+    drawn = f"{plan.figure_models(['x'])[0]['encoder']}-tanh/seed0/{plan.model_figure_names[0]}.png"
+    rest = drawn.split("-", 1)[1]
+    assert not re.match(constraint, drawn)  # drawn by dataset_figures
+    assert re.match(constraint, f"transformer-{rest}")  # any other model: drawn alone
+    assert re.match(not_drawn_by(set(), "a|b"), "a")
+
+
+def test_missing_raw_data_is_skipped_or_refused(tmp_path, capsys):
+    empty = tmp_path / "raw"
+    empty.mkdir()
+    data = {"raw_data_dir": str(empty), "on_missing": "skip"}
+    plan = Plan.from_config(default_config(datasets=["sst", "syn_sentiment"], data=data))
+    assert plan.datasets == ["syn_sentiment"]
+    assert "sst" in capsys.readouterr().err
+    from attnexp.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="raw data missing"):
+        Plan.from_config(default_config(datasets=["sst"], data={**data, "on_missing": "fail"}))
+
+
+def test_wp_runs_and_the_guide_of_the_adversarial_mlp():
+    config = embedded()
+    plan = Plan.from_config(config)
+    dataset = plan.wp_datasets[0]
+    runs = plan.wp_dataset_runs(dataset)
+    assert runs["base"] == paths.wp_run_files(dataset, "base", config["wp"]["base_seed"])
+    assert len(runs["adversaries"]) == len(plan.wp.lambdas_for(dataset))
+    inputs = plan.wp_train_inputs(dataset, "mlp_adv")
+    lam = paths.lambda_label(plan.wp.diag_lambda_for(dataset))
+    assert inputs["test_attention"].endswith(f"lambda{lam}/test_attention.parquet")
+    assert set(plan.wp_train_inputs(dataset, "base")) == set(paths.PREPROCESSED_FILES)
+
+
+def test_hugging_face_figures_are_figure_targets(tmp_path):
+    from tests.hf_fixtures import tiny_checkpoint
+
+    checkpoint = tiny_checkpoint(tmp_path / "tiny")
+    hf = {"models": {"tiny": {"checkpoint": str(checkpoint)}}, "datasets": ["syn_sentiment"], "seeds": [0, 1]}
+    plan = Plan.from_config(default_config(hf=hf))
+    stems = [paths.hf_figure_stem("correlation_by_layer", "tiny", "syn_sentiment")]
+    stems += [paths.hf_figure_stem("cls_maps", "tiny", "syn_sentiment", seed) for seed in (0, 1)]
+    for stem in stems:
+        png = paths.figure_files("az", stem)["png"]
+        assert png in plan.figure_targets() and png in plan.hf_targets()
+    assert set(plan.az_table_targets()) <= set(plan.table_targets())
+    assert [run["dataset"] for run in plan.az_runs()][-2:] == ["syn_sentiment@tiny"] * 2

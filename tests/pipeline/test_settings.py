@@ -1,0 +1,169 @@
+"""Job settings: from the validated config alone (the schema owns every default), plain data for Snakemake's rerun
+check and back, and a changed key reaches exactly the jobs that read it."""
+
+import ast
+import dataclasses
+import typing
+
+import pytest
+import yaml
+
+from attnexp.analyses.az.settings import AZSettings
+from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
+from attnexp.analyses.wp.settings import WPSettings
+from attnexp.config import PACKAGED_SCHEMA
+from attnexp.models.settings import FitSettings, HFSettings
+from attnexp.pipeline import settings as job
+from tests.conftest import REPO
+
+PLAIN = (dict, list, tuple, str, int, float, bool, type(None))
+SCHEMA = yaml.safe_load(PACKAGED_SCHEMA.read_text())["properties"]
+
+
+def schema_keys(*path: str) -> set[str]:
+    node = {"properties": SCHEMA}
+    for key in path:
+        node = node["properties"][key]
+    return set(node["properties"])
+
+
+def every_job(config: dict) -> dict[str, job.JobSettings]:
+    """One settings object of every kind of job of the default config's grid."""
+    model = {"dataset": "syn_sentiment", "seed": 0}
+    return {
+        "synthesize": job.SynthesizeSettings.from_config(config, family="sentiment"),
+        "agreement": job.SynthesizeSettings.from_config(config, family="agreement"),
+        "download": job.DownloadSettings.from_config(config, archive="sst"),
+        "preprocess": job.PreprocessSettings.from_config(config, dataset="syn_sentiment"),
+        "train": job.TrainSettings.from_config(config, encoder="lstm", attention="tanh", **model),
+        "transformer": job.TransformerSettings.from_config(config, encoder="transformer", attention="self", **model),
+        "analyze": job.AnalyzeSettings.from_config(config, encoder="lstm", attention="tanh", **model),
+        "wp_train": job.WPRunSettings.from_config(config, variant="base", **model),
+        "wp_adversary": job.WPRunSettings.from_config(config, lam="1", **model),
+        "wp_jw_adversary": job.WPAnalysisSettings.from_config(config, **model),
+        "wp_points": job.WPAnalysisSettings.from_config(config, dataset="syn_sentiment"),
+        "az": job.AZAnalysisSettings.from_config(config, **model),
+        "table1": job.TableSettings.from_config(config, table="table1"),
+        "table2": job.TableSettings.from_config(config, table="table2"),
+        "az_tables": job.TableSettings.from_config(config, table="az_tables"),
+        "comparison": job.TableSettings.from_config(config, table="paper_comparison"),
+        "dataset_figures": job.FigureSettings.from_config(config, job="dataset_figures", dataset="syn_sentiment"),
+        "az_figure": job.FigureSettings.from_config(config, job="az_correlation_figure", dataset="syn_agreement"),
+        "report": job.ReportSettings.from_config(config, snakefile="Snakefile"),
+    }
+
+
+def plain(value) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and plain(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(plain(v) for v in value)
+    return isinstance(value, PLAIN)
+
+
+def test_default_config_is_the_minimal_grid_with_schema_defaults():
+    config = job.default_config()
+    assert {k: config[k] for k in job.MINIMAL_GRID} == job.MINIMAL_GRID
+    assert config["analyses"]["ig_steps"] == SCHEMA["analyses"]["properties"]["ig_steps"]["default"]
+    assert job.default_config(seeds=[3])["seeds"] == [3]
+
+
+def test_settings_are_plain_data_for_snakemake_and_come_back_equal():
+    for name, settings in every_job(job.default_config()).items():
+        param = settings.as_param()
+        assert plain(param), name  # Snakemake compares only builtin values: a dataclass would never rerun
+        assert type(settings).from_param(param) == settings, name
+
+
+def other_gradient() -> str:
+    return "grad" if job.default_config()["az"]["gradient"] != "grad" else "grad_x_input"
+
+
+def test_a_changed_key_reaches_exactly_the_jobs_that_read_it():
+    before = every_job(job.default_config())
+    changes = {
+        "analyses": ({"ig_steps": 7}, {"analyze", "wp_jw_adversary"}),
+        "figures": ({"dpi": 99}, {"dataset_figures", "az_figure"}),
+        "az": ({"gradient": other_gradient()}, {"az", "az_tables", "az_figure"}),
+        "preprocessing": ({"implicit_extremes": True}, {"preprocess"}),
+    }
+    for section, (value, readers) in changes.items():
+        after = every_job(job.default_config(**{section: value}))
+        changed = {name for name in before if before[name].as_param() != after[name].as_param()}
+        assert changed == readers | {"report"}, section  # the report shows the whole config
+
+
+def test_the_device_stays_as_configured_until_the_job_resolves_it():
+    settings = job.TrainSettings.from_config(job.default_config(device="auto"), "syn_sentiment", "lstm", "tanh", 0)
+    assert settings.fit.device == "auto"
+    from attnexp.models.device import resolve_device
+
+    assert job.resolved(settings.fit).device == resolve_device("auto")
+
+
+# Where each domain settings field comes from: a schema section (its keys of the same name) or, for a field with
+# another name or place, the schema path it is read from; None: not a config key (a wildcard, a derived value).
+ORIGINS = {
+    AZSettings: ("az",),
+    WPSettings: ("wp",),
+    AdversarySettings: ("analyses", "adversary"),
+    AnalysisSettings: ("analyses",),
+    FitSettings: (),
+    HFSettings: ("hf", "train"),
+    job.Compute: (),
+}
+ELSEWHERE = {
+    "lam": ("analyses", "adversary", "lambda"),
+    "init_scale": None,  # the authors' constant, documented as not a key
+    "batch_size": ("hyperparameters",),
+    "nan_policy": ("analyses", "kendall", "nan_policy"),
+    "device": ("device",),
+    "padded_lstm": ("padded_lstm",),
+    "fused_adam": ("fused_adam",),
+    "deterministic": ("seeding", "deterministic"),
+    "select_on": ("model_selection", "split"),
+    "seed": None,
+    "epochs": ("hyperparameters",),
+    "learning_rate": ("az", "train", "learning_rate"),
+    "weight_decay": None,  # J&W's constant (models.settings)
+    "name": None,
+    "checkpoint": ("hf", "models"),
+    "finetune": ("hf", "models"),
+    "allow_download": ("hf", "allow_download"),
+    "max_length": ("hf", "max_length"),
+}
+
+
+def exists(path: tuple[str, ...]) -> bool:
+    node = {"properties": SCHEMA}
+    for key in path:
+        properties = node.get("properties", {})
+        if key not in properties:
+            return bool(node.get("additionalProperties"))  # e.g. hyperparameters.<dataset>, hf.models.<name>
+        node = properties[key]
+    return True
+
+
+@pytest.mark.parametrize("kind", list(ORIGINS), ids=lambda kind: kind.__name__)
+def test_every_settings_field_comes_from_the_schema(kind):
+    section = ORIGINS[kind]
+    own = schema_keys(*section) if section else set()
+    for field in dataclasses.fields(kind):
+        if field.name in own or dataclasses.is_dataclass(typing.get_type_hints(kind)[field.name]):
+            continue
+        assert field.name in ELSEWHERE, f"{kind.__name__}.{field.name} is not a schema key"
+        origin = ELSEWHERE[field.name]
+        assert origin is None or exists(origin), f"{kind.__name__}.{field.name}: {origin} is not in the schema"
+
+
+@pytest.mark.parametrize("kind", [AZSettings, WPSettings, AnalysisSettings, FitSettings, HFSettings, job.Compute])
+def test_no_settings_field_has_a_code_default(kind):
+    defaults = [f.name for f in dataclasses.fields(kind) if f.default is not dataclasses.MISSING]
+    assert defaults == []
+
+
+def test_the_builders_index_the_validated_config_without_fallbacks():
+    for module in ("settings.py", "plan.py"):
+        tree = ast.parse((REPO / "src/attnexp/pipeline" / module).read_text())
+        gets = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in ("get", "setdefault")]
+        assert gets == [], f"pipeline/{module} falls back with .get at lines {gets}"

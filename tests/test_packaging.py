@@ -1,0 +1,97 @@
+"""The installed package carries what it reads at run time: the config schema (attnexp/config.schema.yaml) and the
+published values are package data, so validation and `default_settings()` work after a non-editable install,
+away from the checkout."""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PACKAGE_DATA = ("attnexp/config.schema.yaml", "attnexp/report/published_values.csv")
+MINIMAL = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
+
+
+def _clean_env() -> dict[str, str]:
+    """This environment without PYTHONPATH (the checkout's src/ must not leak in) and without pip's network."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """A wheel of this checkout (no dependencies, no build isolation: offline), built from a copy of the sources so
+    the checkout gets no build/ or egg-info of its own."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, source / name)
+    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), str(source)]
+    result = subprocess.run(command, cwd=tmp, env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (built,) = (tmp / "dist").glob("attnexp-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_config_schema(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for name in PACKAGE_DATA:
+            assert name in names, name
+        assert archive.read("attnexp/config.schema.yaml") == (REPO / "src/attnexp/config.schema.yaml").read_bytes()
+    assert not any(name.startswith(("workflow/", "tests/")) for name in names)
+
+
+def test_default_settings_from_the_unpacked_wheel_away_from_the_checkout(wheel, tmp_path):
+    """`default_settings()` needs torch (attnexp.api imports it), so this environment's Python runs it, with the
+    unpacked wheel first on the path and the working directory elsewhere: no checkout layout to fall back on."""
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = (
+        "import attnexp, attnexp.config\n"
+        f"assert attnexp.__file__.startswith({str(site)!r}), attnexp.__file__\n"
+        f"assert str(attnexp.config.PACKAGED_SCHEMA).startswith({str(site)!r}), attnexp.config.PACKAGED_SCHEMA\n"
+        "settings, az_settings = attnexp.default_settings()\n"
+        "print(settings.permutations, az_settings.n_examples)\n"
+    )
+    env = {**_clean_env(), "PYTHONPATH": str(site)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["100", "2000"]  # the schema's defaults (analyses.permutations, az.n_examples)
+
+
+def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
+    """A real (non-editable) install: the wheel into a new venv that sees only the base interpreter's packages.
+    That has no torch, so only the torch-free config check runs there (it needs PyYAML and jsonschema)."""
+    base = getattr(sys, "_base_executable", sys.executable)
+    probe = subprocess.run([base, "-c", "import yaml, jsonschema"], env=_clean_env(), capture_output=True)
+    if probe.returncode:
+        pytest.skip(f"the base interpreter {base} has no PyYAML / jsonschema for a --system-site-packages venv")
+    venv = tmp_path / "venv"
+    subprocess.run([base, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)]
+    result = subprocess.run(install, env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = (
+        "import sys, attnexp.config as c\n"
+        f"assert c.__file__.startswith({str(venv)!r}), c.__file__\n"
+        f"config = c.validate_config({MINIMAL!r})\n"
+        "assert 'torch' not in sys.modules\n"
+        "print(config['analyses']['permutations'], len(c.load_schema()['properties']))\n"
+    )
+    result = subprocess.run([python, "-c", code], cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split()[0] == "100"

@@ -1,0 +1,71 @@
+# Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"),
+# labels = the model first, then the table or figure. Snakemake sorts categories, subcategories and entries by
+# name, so sections carry the papers' order as a number (attnexp.report.order). Tables enter as their HTML page
+# (shown inline; a CSV would only be offered for download). `report(` at the start of a line would parse as the
+# global `report:` directive, hence the alias.
+from attnexp.report.jw.catalog import FIGURE_TITLES, TABLE_TITLES
+from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS
+
+in_report = report
+
+
+def report_section(subcategory):
+    """The report subcategory of `subcategory`: "All datasets" or a dataset name, or "{dataset}" (a wildcard),
+    numbered in the papers' dataset order over every dataset of this run."""
+
+    def section(wildcards):
+        name = subcategory.format(**dict(wildcards.items()))
+        return PLAN.report_sections.get(name, name)
+
+    return section
+
+
+def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-", prefix=""):
+    """A table's CSV, Markdown, LaTeX and HTML (`{prefix}{format}`); the HTML is its report entry (caption
+    workflow/report/{paper}/{stem}.rst)."""
+    files = paths.table_files(paper, stem)
+    files["html"] = in_report(
+        files["html"],
+        caption=f"../report/{paper}/{stem.rsplit('/', 1)[-1]}.rst",
+        category=PAPER_SECTIONS[paper],
+        subcategory=report_section(subcategory),
+        labels={"model": model, "result": title},
+    )
+    return {f"{prefix}{fmt}": path for fmt, path in files.items()}
+
+
+def reported_figure(
+    paper, files, caption, title, subcategory="{dataset}", model="-", prefix=""
+):
+    """A figure's PNG and PDF (`{prefix}{format}`); the PNG is its report entry (caption
+    workflow/report/{paper}/{caption}.rst). `title` may be a function of the wildcards.
+    """
+    png = in_report(
+        files["png"],
+        caption=f"../report/{paper}/{caption}.rst",
+        category=PAPER_SECTIONS[paper],
+        subcategory=report_section(subcategory),
+        labels=title if callable(title) else {"model": model, "result": title},
+    )
+    return {f"{prefix}png": png, f"{prefix}pdf": files["pdf"]}
+
+
+def model_figure_outputs():
+    """Every per-model figure of one dataset ({dataset} left as a wildcard); PNGs go into the report."""
+    outputs = []
+    for m in PLAN.figure_models(["{dataset}"]):
+        label = f"{m['encoder']}-{m['attention']} seed {m['seed']}"
+        for name in PLAN.model_figure_names:
+            files = PLAN.model_figure_files(m, name)
+            title = FIGURE_TITLES[name]
+            outputs += reported_figure("jw", files, name, title, model=label).values()
+    return outputs
+
+
+def summary_figure_outputs():
+    outputs = []
+    for attention, by_name in PLAN.summary_figure_files().items():
+        for name, files in by_name.items():
+            title = f"{FIGURE_TITLES[name]} ({attention} attention)"
+            outputs += reported_figure("jw", files, name, title, ALL_DATASETS).values()
+    return outputs

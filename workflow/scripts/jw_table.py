@@ -1,0 +1,4 @@
+from attnexp.pipeline import call
+from attnexp.pipeline.jw import run_table
+
+call(run_table, snakemake)
