@@ -24,18 +24,15 @@ from attnexp.analyses.jw.adversary import adversarial_attention
 from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
 from attnexp.analyses.jw.settings import AdversarySettings
-from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.batching import collate, sequential_batches
 from attnexp.data.preprocess import split_frame
 from attnexp.models.checkpoint import load_model
-
-SCHEMA = PACKAGED_SCHEMA
+from attnexp.pipeline.settings import analysis_settings, default_config
 
 
 def schema_adversary(steps: int) -> AdversarySettings:
     """The schema's default adversary settings (as a run without an `analyses` section gets them), `steps` steps."""
-    config = validate_config({"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}, SCHEMA)
-    return replace(AdversarySettings.from_config(config["analyses"]), steps=steps)
+    return replace(analysis_settings(default_config(), batch_size=1).adversary, steps=steps)
 
 
 def timed(function) -> float:

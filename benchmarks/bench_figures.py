@@ -19,7 +19,8 @@ import yaml  # noqa: E402
 
 from attnexp import paths  # noqa: E402
 from attnexp.config import PACKAGED_SCHEMA, validate_config  # noqa: E402
-from attnexp.report.jw.data import FigureOptions, load_model_results  # noqa: E402
+from attnexp.pipeline.settings import FigureLook  # noqa: E402
+from attnexp.report.jw.data import load_model_results  # noqa: E402
 from attnexp.report.jw.render import MODEL_FIGURES  # noqa: E402
 from attnexp.report.style import paper_style, save_figure  # noqa: E402
 
@@ -62,7 +63,7 @@ def main() -> None:
         **tables,
         instances_path=workdir / preprocessed["instances"],
     )
-    options = FigureOptions.from_config(validate_config(yaml.safe_load(CONFIG.read_text()), SCHEMA))
+    options = FigureLook.from_config(validate_config(yaml.safe_load(CONFIG.read_text()), SCHEMA)).options()
     print(f"imports: {IMPORT_SECONDS:.2f} s CPU; {len(results.adversary)} test instances; dpi {options.dpi}")
     total = 0.0
     with paper_style():

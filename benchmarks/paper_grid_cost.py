@@ -22,16 +22,16 @@ import torch
 import yaml
 
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
-from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
-from attnexp.analyses.wp.settings import VARIANTS, WPSettings
+from attnexp.analyses.wp.settings import VARIANTS
 from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.preprocess import preprocess, split_frame
 from attnexp.datasets import get_dataset, policy
 from attnexp.datasets.acquire import missing_data
 from attnexp.models.settings import FitSettings
 from attnexp.models.train import Classification, fit, model_from_options
+from attnexp.pipeline.settings import analysis_settings, fit_settings, resolved, wp_settings
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = PACKAGED_SCHEMA
@@ -69,8 +69,9 @@ def row(dataset: str, stage: str, jobs: int, seconds_per_job: float) -> dict:
     return {"dataset": dataset, "stage": stage, "jobs": jobs, "cpu_s": jobs * seconds_per_job, "longest_s": seconds_per_job}
 
 
-def train_settings(config: dict, hp: dict, seed: int) -> FitSettings:
-    return FitSettings.from_config(config, seed=seed, hyperparameters={**hp, "epochs": 1}, paper="jw")
+def train_settings(config: dict, hp: dict, seed: int, paper: str = "jw") -> FitSettings:
+    """One epoch of a `paper` run as its job trains it (the configured device resolved here)."""
+    return resolved(fit_settings(config, seed=seed, paper=paper, hyperparameters={**hp, "epochs": 1}))
 
 
 def measure_dataset(name: str, config: dict, args: argparse.Namespace) -> list[dict]:
@@ -91,7 +92,7 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace) -> list[d
     n_train, n_test = meta["sizes"]["train"], meta["sizes"]["test"]
     fraction = min(0.5, args.batches * hp["batch_size"] / max(n_train, 1))
     test = split_frame(instances, "test").sample(n=min(args.test_sample, n_test), random_state=0)
-    analysis = AnalysisSettings.from_config(config, hp["batch_size"])
+    analysis = resolved(analysis_settings(config, hp["batch_size"]))
     seeds, epochs = len(config["seeds"]), hp["epochs"]
     print(f"{name}: train {n_train}, test {n_test}, {fraction:.3f} of train/dev timed, {len(test)} test rows", flush=True)
 
@@ -120,8 +121,8 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace) -> list[d
 
 def measure_wp(name, config, hp, instances, meta, fraction, analysis, test) -> list[dict]:
     """W&P's four tests: one epoch of each run type on the same subsample, scaled to the config's grid."""
-    wp = WPSettings.from_config(config)
-    settings = FitSettings.from_config(config, seed=wp.base_seed, hyperparameters={**hp, "epochs": 1}, paper="wp")
+    wp = wp_settings(config)
+    settings = train_settings(config, hp, wp.base_seed, paper="wp")
     model = lambda variant: model_from_options(meta, *VARIANTS[variant], hp, config["model"], wp.base_seed)  # noqa: E731
     objective = Classification(first_epoch_eligible=True)
     per_epoch = lambda build: epoch_seconds(lambda rows: fit(build(), rows, settings, objective, QUIET), instances, fraction)  # noqa: E731

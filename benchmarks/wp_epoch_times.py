@@ -17,15 +17,14 @@ import torch
 import yaml
 
 from attnexp.analyses.jw.instances import adversary_table
-from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS
 from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.preprocess import load_preprocessed, split_frame
 from attnexp.datasets import get_dataset
-from attnexp.models.settings import FitSettings
 from attnexp.models.train import Classification, fit, model_from_options
+from attnexp.pipeline.settings import analysis_settings, fit_settings
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = PACKAGED_SCHEMA
@@ -53,14 +52,12 @@ def main() -> None:
     hp = {"batch_size": spec.batch_size, "embedding_dim": spec.embedding_dim, "hidden_size": spec.hidden_size}
     # the settings a W&P job gets from the config (device, padded_lstm, fused_adam, ...), for a one-epoch run
     config = validate_config(yaml.safe_load(Path(args.configfile).read_text()), SCHEMA)
-    settings = replace(
-        FitSettings.from_config(config, seed=SEED, hyperparameters={**hp, "epochs": 1}, paper="wp"), device="cpu"
-    )
+    settings = replace(fit_settings(config, seed=SEED, paper="wp", hyperparameters={**hp, "epochs": 1}), device="cpu")
     quiet = lambda _: None  # noqa: E731
     train = lambda model, instances, settings, progress: fit(  # noqa: E731
         model, instances, settings, Classification(first_epoch_eligible=True), progress
     )
-    model = lambda variant: model_from_options(meta, *VARIANTS[variant], hp, {}, SEED)  # noqa: E731
+    model = lambda variant: model_from_options(meta, *VARIANTS[variant], hp, config["model"], SEED)  # noqa: E731
 
     base = model("base")
     seconds = {"base": timed(lambda: train(base, instances, settings, quiet))}
@@ -77,7 +74,8 @@ def main() -> None:
     seconds["adversary"] = timed(lambda: train_consistent_adversary(model("base"), instances, donor, settings, objective, quiet))
     test = split_frame(instances, "test")
     sample = test.iloc[: args.test_sample]
-    jw = timed(lambda: adversary_table(base, sample, AnalysisSettings.from_config(config, spec.batch_size), seed=1))
+    analysis = replace(analysis_settings(config, spec.batch_size), device="cpu")
+    jw = timed(lambda: adversary_table(base, sample, analysis, seed=1))
     print(
         f"{meta['dataset']}: {spec.epochs} epochs; seconds per epoch (1 thread): "
         + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())

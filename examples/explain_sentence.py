@@ -20,8 +20,6 @@ import numpy as np
 import torch
 
 from attnexp import default_settings, explain, heatmap, load_run, paths
-from attnexp.api import SCHEMA
-from attnexp.config import validate_config
 from attnexp.models import names
 
 DATASET = "syn_sentiment"
@@ -29,13 +27,11 @@ DATASET = "syn_sentiment"
 
 def tiny_config() -> dict:
     """The default config (schema defaults) with a small generated dataset and a 2-layer Transformer."""
-    config = {
-        "datasets": [DATASET],
-        "encoders": ["lstm"],
-        "attentions": ["tanh"],
-        "seeds": [0],
-        **{section: {} for section in ("preprocessing", "model", "model_selection", "seeding")},
-        "synthetic": {
+    from attnexp.pipeline.settings import default_config
+
+    return default_config(
+        datasets=[DATASET],
+        synthetic={
             "sentiment": {
                 "sizes": {"train": 200, "dev": 50, "test": 50},
                 "vocab_size": 60,
@@ -46,54 +42,49 @@ def tiny_config() -> dict:
                 "distractor_rate": 0.2,
             }
         },
-        "az": {
+        az={
             "model": {"n_layers": 2, "n_heads": 2, "width": 16},
             "train": {"epochs": 4, "batch_size": 32, "learning_rate": 0.001},
         },
-    }
-    return validate_config(config, SCHEMA)
+    )
 
 
 def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
     """Generate, preprocess and train under `root` (every path from attnexp.paths); return the two run folders."""
     from attnexp.datasets.generated.synthetic import generate
-    from attnexp.models.settings import FitSettings
     from attnexp.pipeline.data import run_preprocess
-    from attnexp.pipeline.train import run_training, run_transformer_training
+    from attnexp.pipeline.plan import Plan
+    from attnexp.pipeline.settings import PreprocessSettings, TrainSettings, TransformerSettings, fit_settings
+    from attnexp.pipeline.train import run_train, run_train_transformer
 
     config = tiny_config()
     raw = root / paths.SYNTHETIC.format(family="sentiment")
-    data = {k: str(root / v) for k, v in paths.preprocessed_files(DATASET).items() if k in ("instances", "meta")}
+    data = {k: str(root / v) for k, v in paths.preprocessed_files(DATASET).items()}
     hyperparameters = {"epochs": 10, "batch_size": 16, "embedding_dim": 32, "hidden_size": 16}
+    # the workflow's paths are relative to its working directory; here everything lies under `root`
+    raw_files = {role: str(root / path) for role, path in Plan.from_config(config).raw_files(DATASET).items()}
+    preprocessing = replace(PreprocessSettings.from_config(config, DATASET), raw_dir=str(raw))
+    lstm_settings = TrainSettings(
+        dataset=DATASET,
+        encoder="lstm",
+        attention="tanh",
+        seed=seed,
+        hyperparameters=hyperparameters,
+        model=dict(config["model"]),
+        embeddings={},  # random word vectors
+        fit=fit_settings(config, seed=seed, paper="jw", hyperparameters=hyperparameters),
+    )
+    # the tied variant: the J&W measures (permutation, adversary) swap its one last-layer [CLS] distribution
+    tied = names.TRANSFORMER_TIED_ATTENTION
+    transformer_settings = TransformerSettings.from_config(config, DATASET, tied, seed)
+    inputs = {k: data[k] for k in ("instances", "meta")}
     with contextlib.redirect_stdout(io.StringIO()):  # the jobs' progress lines
         generate("sentiment", raw, config["synthetic"]["seed"], config["synthetic"]["sentiment"])
-        run_preprocess(DATASET, raw, data["instances"], data["meta"], config["preprocessing"])
+        run_preprocess(inputs=raw_files, outputs=data, settings=preprocessing)
         lstm = {k: root / v for k, v in paths.model_files(DATASET, "lstm", "tanh", seed).items()}
-        run_training(
-            **data,
-            dataset=DATASET,
-            encoder="lstm",
-            attention="tanh",
-            hyperparameters=hyperparameters,
-            model_options=config["model"],
-            settings=FitSettings.from_config(config, seed=seed, hyperparameters=hyperparameters),
-            outputs=lstm,
-        )
-        transformer = {
-            k: root / v
-            # the tied variant: the J&W measures (permutation, adversary) swap its one last-layer [CLS] distribution
-            for k, v in paths.model_files(DATASET, names.TRANSFORMER_ENCODER, names.TRANSFORMER_TIED_ATTENTION, seed).items()
-        }
-        run_transformer_training(
-            **data,
-            dataset=DATASET,
-            model_options=config["az"]["model"],
-            settings=FitSettings.from_config(config, seed=seed, paper="az"),
-            outputs=transformer,
-            recipe=config["az"]["train"]["recipe"],
-            patience=config["az"]["train"]["patience"],
-            attention=names.TRANSFORMER_TIED_ATTENTION,
-        )
+        run_train(inputs=inputs, outputs=lstm, settings=lstm_settings)
+        transformer = {k: root / v for k, v in paths.model_files(DATASET, names.TRANSFORMER_ENCODER, tied, seed).items()}
+        run_train_transformer(inputs=inputs, outputs=transformer, settings=transformer_settings)
     return [lstm["model"].parent, transformer["model"].parent]
 
 

@@ -5,6 +5,7 @@ from dataclasses import replace
 
 from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.models.settings import FitSettings
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import PreprocessSettings, analysis_settings, default_config, fit_settings
 
 
@@ -29,15 +30,8 @@ def adversary_settings(**overrides) -> AdversarySettings:
     return replace(analysis_settings(validated_config(), batch_size=1).adversary, **overrides)
 
 
-def preprocess_settings(dataset: str, raw_dir, declaration: dict | None = None) -> PreprocessSettings:
-    """The default config's preprocessing of `dataset` from the raw files under `raw_dir` (None: the files its
-    `declaration`, a validated `user_datasets` entry, names)."""
-    config = validated_config()
-    return PreprocessSettings(
-        dataset=dataset,
-        vocab_fit_on=config["preprocessing"]["vocab_fit_on"],
-        implicit_extremes=config["preprocessing"]["implicit_extremes"],
-        declaration=declaration,
-        raw_dir=None if raw_dir is None else str(raw_dir),
-        user_files=dict(config["data"]["user_files"]),
-    )
+def preprocess_job(dataset: str, raw_dir) -> tuple[dict, PreprocessSettings]:
+    """The preprocess job of `dataset` as the workflow plans it on the default config with its raw data under
+    `raw_dir` (`data.raw_data_dir`): its inputs (the raw files, role -> path) and its settings."""
+    config = validated_config(datasets=[dataset], data={"raw_data_dir": str(raw_dir)})
+    return Plan.from_config(config).raw_files(dataset), PreprocessSettings.from_config(config, dataset)

@@ -15,11 +15,12 @@ from attnexp import paths
 
 # Stages in the order a run goes through them; a rule belongs to the first stage whose prefix it has.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("data", ("synthesize", "download", "preprocess", "az_linzen", "az_agreement")),
+    ("data", ("synthesize", "download", "preprocess", "linzen_agreement")),
     ("training", ("train",)),
     ("J&W analyses", ("analyze",)),
     ("W&P", ("wp_",)),
     ("A&Z", ("az_",)),
+    ("Hugging Face", ("hf_",)),
     ("J&W tables & figures", ("table", "cross_measure", "rationale", "dataset_figures", "model_figure", "summary_fig")),
     ("report", ("report",)),
 )

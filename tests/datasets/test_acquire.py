@@ -9,7 +9,7 @@ import pytest
 from attnexp.datasets import acquire, get_dataset
 from attnexp.datasets.acquire import DataError, Download, download, missing_data
 from attnexp.pipeline.data import run_preprocess
-from tests.factories import preprocess_settings
+from tests.factories import preprocess_job
 from tests.workflow.helpers import snakemake, tiny_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,10 +29,12 @@ def sst_copy(tmp_path, shared_data) -> Path:
     return raw
 
 
-def preprocess(raw_dir: Path, out: Path) -> None:
-    """The preprocess job on SST from `raw_dir`, its files (instances, meta, timings) under `out`."""
+def planned_preprocess(raw_dir: Path, out: Path):
+    """The preprocess job of SST with its raw data under `raw_dir`, planned now (its files under `out`: instances,
+    meta, timings); call it to run it."""
+    inputs, settings = preprocess_job("sst", raw_dir)
     outputs = {"instances": out / "instances.parquet", "meta": out / "meta.json", "timings": out / "timings.json"}
-    run_preprocess(inputs={}, outputs=outputs, settings=preprocess_settings("sst", raw_dir))
+    return lambda: run_preprocess(inputs=inputs, outputs=outputs, settings=settings)
 
 
 def _truncate(path: Path) -> None:
@@ -43,16 +45,18 @@ def _truncate(path: Path) -> None:
 def test_truncated_file_fails_before_any_output(sst_copy, tmp_path):
     _truncate(sst_copy / "sst/dev.txt")
     out = tmp_path / "out"
+    job = planned_preprocess(sst_copy, out)
     with pytest.raises(DataError, match=r"checksum mismatch for .*sst/dev\.txt.*corrupt or truncated"):
-        preprocess(sst_copy, out)
+        job()
     assert not out.exists() or not any(out.iterdir())
 
 
 def test_wrong_checksum_in_sums_file_fails(sst_copy, tmp_path):
     sums = (sst_copy / "SHA256SUMS").read_text().replace("sst/test.txt", "sst/x").replace("sst/train.txt", "sst/test.txt")
     (sst_copy / "SHA256SUMS").write_text(sums)
+    job = planned_preprocess(sst_copy, tmp_path)
     with pytest.raises(DataError, match="sst/test.txt"):
-        preprocess(sst_copy, tmp_path)
+        job()
     assert not (tmp_path / "instances.parquet").exists() and not (tmp_path / "meta.json").exists()
 
 
@@ -61,8 +65,9 @@ def test_official_layout_member_checksum_is_checked(tmp_path):
     for split in ("train", "dev", "test"):
         (tmp_path / "trees").mkdir(exist_ok=True)
         (tmp_path / "trees" / f"{split}.txt").write_text("(3 (2 not) (3 the official file))\n")
+    job = planned_preprocess(tmp_path, tmp_path)
     with pytest.raises(DataError, match=r"trees/train\.txt"):
-        preprocess(tmp_path, tmp_path)
+        job()
 
 
 def test_corrupt_download_is_deleted_and_not_extracted(tmp_path, monkeypatch):

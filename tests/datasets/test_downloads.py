@@ -11,7 +11,7 @@ import pytest
 from attnexp.datasets import acquire
 from attnexp.datasets.acquire import DataError, Download, download
 from attnexp.pipeline.data import run_preprocess
-from tests.factories import preprocess_settings
+from tests.factories import preprocess_job
 
 SST_MEMBERS = ("trees/train.txt", "trees/dev.txt", "trees/test.txt")
 
@@ -76,10 +76,8 @@ def test_the_shared_layout_is_verified_without_a_sums_file(tmp_path, shared_data
         shutil.copy(shared_data / f"sst/{name}.txt", tmp_path / f"sst/{name}.txt")
     with open(tmp_path / "sst/dev.txt", "a") as handle:
         handle.write("(3 (3 planted))\n")
+    inputs, settings = preprocess_job("sst", tmp_path)
+    outputs = {"instances": tmp_path / "i.parquet", "meta": tmp_path / "m.json", "timings": tmp_path / "t.json"}
     with pytest.raises(DataError, match=r"checksum mismatch for .*sst/dev\.txt"):
-        run_preprocess(
-            inputs={},
-            outputs={"instances": tmp_path / "i.parquet", "meta": tmp_path / "m.json", "timings": tmp_path / "t.json"},
-            settings=preprocess_settings("sst", tmp_path),
-        )
+        run_preprocess(inputs=inputs, outputs=outputs, settings=settings)
     assert not (tmp_path / "i.parquet").exists()

@@ -51,9 +51,9 @@ def test_raw_data_dir_must_be_a_directory(data, tmp_path):
 
 def test_without_raw_data_dir_the_downloads_are_the_inputs(data):
     assert policy.raw_root(data, REPO) == paths.DOWNLOADED
-    assert policy.raw_input_files(get_dataset("sst"), data, REPO) == [
-        f"{paths.DOWNLOADED}/trees/{s}.txt" for s in ("train", "dev", "test")
-    ]
+    assert policy.raw_files(get_dataset("sst"), data, REPO) == {
+        s: f"{paths.DOWNLOADED}/trees/{s}.txt" for s in ("train", "dev", "test")
+    }
     assert policy.check_datasets_available(["sst", "syn_nli"], data, REPO) == ["sst", "syn_nli"]
 
 
@@ -67,11 +67,13 @@ def test_relative_raw_data_dir_is_resolved_against_the_repository(data, monkeypa
 
 def test_generated_and_user_files(data):
     assert policy.raw_dir(get_dataset("syn_babi3"), data, REPO) == paths.SYNTHETIC.format(family="babi")
-    assert policy.raw_input_files(get_dataset("syn_sentiment"), data, REPO) == [
-        f"{paths.SYNTHETIC.format(family='sentiment')}/data.csv"
-    ]
+    assert policy.raw_files(get_dataset("syn_sentiment"), data, REPO) == {
+        "data": f"{paths.SYNTHETIC.format(family='sentiment')}/data.csv"
+    }
+    babi = policy.raw_files(get_dataset("syn_babi3"), data, REPO)
+    assert set(babi) == {"train", "test"} and all(p.startswith(paths.SYNTHETIC.format(family="babi")) for p in babi.values())
     data["user_files"]["adr"]["csv"] = "/somewhere/adr_dataset.csv"
-    assert policy.raw_input_files(get_dataset("adr"), data, REPO) == ["/somewhere/adr_dataset.csv"]
+    assert policy.raw_files(get_dataset("adr"), data, REPO) == {"csv": "/somewhere/adr_dataset.csv"}
 
 
 def test_hyperparameters_are_registry_defaults_with_config_overrides():

@@ -1,6 +1,10 @@
 """Datasets declared in the config (`user_datasets`): reading, splitting, and validation messages before any job."""
 
+import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -9,7 +13,8 @@ import pytest
 from attnexp.config import ConfigError
 from attnexp.data.preprocess import preprocess
 from attnexp.datasets import get_dataset
-from attnexp.datasets.user import read_header
+from attnexp.datasets.user import declaration_problems, read_columns, read_header, read_table
+from tests.conftest import REPO
 from tests.factories import validated_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -115,3 +120,98 @@ def test_validation_reads_only_the_header_of_a_jsonl_file(tmp_path):
     path = tmp_path / "big.jsonl"
     path.write_text(json.dumps({"premise": "a", "gold": "x"}) + "\n" + "{not json\n")
     assert read_header(path, "jsonl") == ["premise", "gold"]
+
+
+# A process without the jobs' stack (a plain Snakemake environment parsing the Snakefile): importing any of it fails.
+NO_STACK = """import json, sys
+for name in ("pandas", "numpy", "scipy", "sklearn", "torch", "pyarrow"):
+    sys.modules[name] = None
+from attnexp.datasets.user import declaration_problems
+declarations = json.loads(sys.stdin.read())
+print(json.dumps({name: declaration_problems(name, d) for name, d in declarations.items()}))
+"""
+
+
+def test_declarations_are_checked_without_pandas(tmp_path):
+    """Config validation runs when the Snakefile is parsed: a CSV, a TSV and a JSONL declaration, sound or not, get
+    the same problems in a process where pandas (numpy, ...) cannot be imported as here, where it can."""
+    tsv = tmp_path / "reviews.tsv"
+    frame = pd.read_csv(REVIEWS, dtype=str, keep_default_na=False)
+    frame.loc[3, "sentiment"] = ""
+    frame.to_csv(tsv, sep="\t", index=False)
+    nli = {"task": "nli", "path": str(PAIRS), "text": "premise", "question": "hypothesis", "label": "gold"}
+    declarations = {
+        "csv": reviews(split_column="part"),
+        "csv_classes": reviews(classes=["neg", "positive"]),
+        "tsv": reviews(path=str(tsv), split_column="part"),
+        "jsonl": nli,
+        "jsonl_bc": {**nli, "task": "bc", "question": None},
+    }
+    expected = {name: declaration_problems(name, d) for name, d in declarations.items()}
+    assert expected["csv"] == expected["jsonl"] == []
+    assert expected["tsv"] == [f"config key 'user_datasets.tsv.path': {tsv} has an empty 'sentiment' (label) in data row 4"]
+    assert "label(s) ['pos'] of the data are not listed" in expected["csv_classes"][0]
+    assert "a bc dataset needs exactly 2 distinct labels, the data has 3" in expected["jsonl_bc"][0]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(
+        [sys.executable, "-c", NO_STACK], input=json.dumps(declarations), env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout) == expected
+
+
+def _pandas_header(path: Path, fmt: str) -> list[str]:
+    """The header as pandas reads it (the check did so before it read files with the standard library)."""
+    if fmt == "jsonl":
+        with pd.read_json(path, lines=True, chunksize=1, dtype=False) as reader:
+            first = next(iter(reader), None)
+        return [] if first is None else [str(c) for c in first.columns]
+    return [str(c) for c in pd.read_csv(path, sep={"csv": ",", "tsv": "\t"}[fmt], nrows=0).columns]
+
+
+def _outcome(read, *args):
+    try:
+        result = read(*args)
+    except ValueError as error:  # pandas' EmptyDataError, ParserError and UnicodeDecodeError are ValueErrors
+        return "error", str(error)
+    return "read", result if isinstance(result, list | dict) else {c: list(result[c]) for c in result.columns}
+
+
+ODD_FILES = {  # name -> (format, file content): what the standard-library readers must read as pandas does
+    "header_only": ("csv", b"review,sentiment\n"),
+    "no_newline": ("csv", b"review,sentiment\ngood,pos"),
+    "bom_blank_and_whitespace_lines": ("csv", b"\xef\xbb\xbf\n  \nreview,sentiment\ngood,pos\n\n \t \nbad,neg\n"),
+    "quotes": ("csv", b'review,sentiment\n"a, ""quoted""\nreview",pos\n"x"y,"neg"\n'),
+    "short_and_long_rows": ("csv", b"id,review,sentiment\n1,good\n2,bad,neg,extra\n"),
+    "first_row_longer": ("csv", b"review,sentiment,part\n0,good,pos,train\n1,bad,neg,test\n"),
+    "empty_and_repeated_names": ("csv", b"review,,sentiment,review,review.1\ngood,x,pos,again,more\n"),
+    "crlf_tsv": ("tsv", b"review\tsentiment\r\ngood, really\tpos\r\nbad\t\r\n"),
+    "empty": ("csv", b""),
+    "blank_only": ("csv", b"\n  \n"),
+    "open_quote": ("csv", b'review,sentiment\ngood,pos\n"bad,neg\n'),
+    "undecodable_label": ("csv", b"review,sentiment\ngood,p\xffs\n"),
+    "undecodable_unused_cell": ("csv", b"id,review,sentiment\n\xff,good,pos\n"),
+    "json_numbers_and_missing": ("jsonl", b'{"t": "a", "y": 1}\n\n{"t": "b"}\n{"t": "c", "y": null}\n{"t": "d", "y": 2}\n'),
+    "json_mixed_types": (
+        "jsonl",
+        b'{"t": "a", "y": 1, "z": true}\r\n{"t": "b", "y": "pos", "z": false}\n{"t": 2.5, "y": [1], "z": null}\n',
+    ),
+    "json_blank_first_line": ("jsonl", b'\n{"t": "a", "y": "pos"}\n'),
+    "json_empty": ("jsonl", b""),
+}
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gz"])
+@pytest.mark.parametrize("name", list(ODD_FILES))
+def test_validation_reads_a_file_as_the_jobs_pandas_reader_does(tmp_path, name, compressed):
+    """The header, the cells (as strings) and the errors of `read_header` / `read_columns` are pandas' (of
+    `read_table`, which the jobs use): validation accepts what the jobs can read, with the same messages."""
+    fmt, content = ODD_FILES[name]
+    path = tmp_path / f"data.{fmt}{'.gz' if compressed else ''}"
+    path.write_bytes(gzip.compress(content) if compressed else content)
+    header = _outcome(read_header, path, fmt)
+    assert header == _outcome(_pandas_header, path, fmt)
+    if header[0] == "read":
+        for columns in [[c] for c in header[1]] + [header[1][1:], header[1]]:
+            if columns:
+                assert _outcome(read_columns, path, fmt, columns) == _outcome(read_table, path, fmt, columns), columns

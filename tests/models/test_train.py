@@ -8,11 +8,12 @@ import pytest
 import torch
 import yaml
 
+from attnexp.config import PACKAGED_SCHEMA
 from attnexp.data.preprocess import split_frame
-from attnexp.models.device import resolve_device
 from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, FitSettings
 from attnexp.models.train import Classification, build_model, fit
-from tests.factories import SCHEMA, train_settings
+from attnexp.pipeline.settings import fit_settings
+from tests.factories import train_settings
 
 
 @pytest.mark.parametrize("encoder,attention", list(itertools.product(["lstm", "cnn", "average"], ["tanh", "dot"])))
@@ -143,17 +144,18 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
     from tests.factories import validated_config
 
     assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(FitSettings))
-    assert "hyperparameters" in yaml.safe_load(SCHEMA.read_text())["properties"]
+    assert "hyperparameters" in yaml.safe_load(PACKAGED_SCHEMA.read_text())["properties"]
     config = {**validated_config(), "model_selection": {"split": "test"}, "wp": {"select_on": "dev"}}
     config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5}}
     hyperparameters = {"epochs": 7, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}
-    device = resolve_device("auto")  # the config's default `device: auto`: "cuda" on a GPU machine, else "cpu"
-    jw = FitSettings.from_config(config, seed=1, hyperparameters=hyperparameters)
+    device = config["device"]  # as configured ("auto" by default): the job resolves it where it runs
+    assert device == "auto"
+    jw = fit_settings(config, seed=1, paper="jw", hyperparameters=hyperparameters)
     assert jw == FitSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, device, True, True)
-    assert FitSettings.from_config(config, seed=1, hyperparameters=hyperparameters, paper="wp").select_on == "dev"
-    assert FitSettings.from_config(config, seed=2, paper="az") == FitSettings(3, 4, 2, "test", True, 0.5, 0.0, device, True, True)
+    assert fit_settings(config, seed=1, paper="wp", hyperparameters=hyperparameters).select_on == "dev"
+    assert fit_settings(config, seed=2, paper="az") == FitSettings(3, 4, 2, "test", True, 0.5, 0.0, device, True, True)
     with pytest.raises(ValueError, match="hyperparameters"):
-        FitSettings.from_config(config, seed=1)
+        fit_settings(config, seed=1, paper="jw")
 
 
 def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_epoch_0(planted_sentiment):
@@ -164,7 +166,7 @@ def test_az_recipe_is_unweighted_cross_entropy_with_dev_accuracy_selection_from_
 
     instances, meta = planted_sentiment
     config = validated_config()
-    assert (FitSettings.from_config(config, seed=0, paper="az").epochs, config["az"]["train"]["patience"]) == (20, 3)
+    assert (fit_settings(config, seed=0, paper="az").epochs, config["az"]["train"]["patience"]) == (20, 3)
     assert isinstance(az_objective("spec", 3), CrossEntropy) and type(az_objective("jw", 3)) is Classification
     model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
     objective = az_objective("spec", 2)

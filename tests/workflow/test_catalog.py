@@ -55,18 +55,12 @@ def _prepare_hf(workdir):
     tiny_checkpoint(workdir / checkpoint, "bert")
 
 
-# A declared dataset's files are checked at parse time (attnexp.datasets.user.declaration_problems), and that check
-# reads the header and the label / split columns with pandas; until it reads them without pandas, the user scenario
-# dry-runs only where the jobs' stack is importable (its DAG is checked there) and fails where it is blocked.
-PANDAS_AT_PARSE_TIME = pytest.mark.xfail(
-    strict=True,
-    raises=ImportError,
-    reason="attnexp.datasets.user.read_header / read_table import pandas when the config is validated",
-)
+# A declared dataset's files are checked at parse time (attnexp.datasets.user.declaration_problems), with the
+# standard library only: the user scenario dry-runs where the jobs' stack is blocked as well as where it is importable.
 CASES = [
     pytest.param("config", True, id="config"),
     pytest.param("config_hf", True, id="config_hf"),
-    pytest.param("config_user", True, id="config_user", marks=PANDAS_AT_PARSE_TIME),
+    pytest.param("config_user", True, id="config_user"),
     pytest.param("config_user", False, id="config_user-with-stack"),
 ]
 
@@ -92,8 +86,6 @@ def test_the_test_configurations_dry_run(tmp_path, scenario, blocked):
     command += ["--quiet", "host"]  # list every job with its outputs (the default profile's quiet: [rules, host] does not)
     result = subprocess.run([*command, *extra], env=env, capture_output=True, text=True, timeout=300)
     output = result.stdout + result.stderr
-    if result.returncode and "imported at parse time by attnexp.datasets.user" in output:
-        raise ImportError(output[-3000:])  # the known limitation of PANDAS_AT_PARSE_TIME, not any failure
     assert result.returncode == 0, output[-3000:]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.M))  # Snakemake's job-count table
     for rule in SCENARIOS[scenario]:

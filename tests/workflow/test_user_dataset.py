@@ -9,6 +9,7 @@ from attnexp import paths
 from attnexp.data.preprocess import read_preprocessed
 from attnexp.datasets import DATASETS
 from attnexp.pipeline.data import run_preprocess
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import PreprocessSettings
 from tests.factories import validated_config
 from tests.workflow.helpers import snakemake, tiny_config
@@ -42,12 +43,13 @@ def test_a_csv_dataset_runs_through_every_stage_under_its_own_name(tmp_path):
 
     # the preprocess job: its process has only the built-in registry, and gets the declaration as a parameter
     config = validated_config(datasets=[NAME], user_datasets={NAME: dict(DECLARATION)})
+    inputs = Plan.from_config(config).raw_files(NAME)
     settings = PreprocessSettings.from_param(PreprocessSettings.from_config(config, NAME).as_param())  # the rule's params
     assert settings.declaration == config["user_datasets"][NAME]
     validated_config()
     assert NAME not in DATASETS
     files = {k: tmp_path / v for k, v in paths.preprocessed_files(NAME).items()}
-    run_preprocess(inputs={}, outputs=files, settings=settings)
+    run_preprocess(inputs=inputs, outputs=files, settings=settings)
     instances, meta = read_preprocessed(files["instances"], files["meta"])
     assert meta["dataset"] == NAME and meta["sizes"] == {"train": 40, "dev": 10, "test": 10}
     assert instances["instance_id"].str.startswith(f"{NAME}/").all()

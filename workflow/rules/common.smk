@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from attnexp import paths
 from attnexp.config import ConfigError, validate_config
 from attnexp.datasets.acquire import DOWNLOADS
+from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
 from attnexp.pipeline import settings as job
 from attnexp.pipeline.plan import AZ_FIGURES, AZ_TABLES, Plan
@@ -35,7 +36,14 @@ def settings(kind, **fixed):
 
 
 def get_raw_files(wildcards):
+    """The raw files of the {dataset} wildcard by role (resolved once, by the plan)."""
     return PLAN.raw_files(wildcards.dataset)
+
+
+def get_hf_tokenize_inputs(wildcards):
+    """The preprocessed dataset and its raw files (`raw_{role}`), whose text is read again."""
+    raw = {f"raw_{role}": path for role, path in get_raw_files(wildcards).items()}
+    return {**paths.preprocessed_files(wildcards.dataset), **raw}
 
 
 def get_download_outputs(archive):

@@ -2,27 +2,31 @@
 # every later stage reads.
 
 
-# One folder per generated family (attnexp.datasets.generated.synthetic.FAMILY_FILES lists what it holds).
-rule synthesize:
-    output:
-        folder=directory(paths.SYNTHETIC),
-    log:
-        paths.log("raw/synthetic", "{family}"),
-    localrule: True
-    conda:
-        "../envs/attnexp.yaml"
-    threads: 1
-    resources:
-        **RESOURCES["tiny"],
-    params:
-        settings=settings(job.SynthesizeSettings),
-    script:
-        "../scripts/synthesize.py"
+# One rule per generated family (attnexp.datasets.generated.synthetic.FAMILY_FILES lists what it writes).
+for _family in FAMILY_FILES:
+
+    rule:
+        name:
+            f"synthesize_{_family}"
+        output:
+            **PLAN.synthetic_files(_family),
+        log:
+            paths.log("raw/synthetic", _family),
+        localrule: True
+        conda:
+            "../envs/attnexp.yaml"
+        threads: 1
+        resources:
+            **RESOURCES["tiny"],
+        params:
+            settings=settings(job.SynthesizeSettings, family=_family),
+        script:
+            "../scripts/synthesize.py"
 
 
 rule preprocess:
     input:
-        get_raw_files,
+        unpack(get_raw_files),
     output:
         **paths.preprocessed_files(),
     log:

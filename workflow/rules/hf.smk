@@ -5,8 +5,7 @@
 
 rule hf_tokenize:
     input:
-        **paths.preprocessed_files(),
-        raw=get_raw_files,
+        unpack(get_hf_tokenize_inputs),
     output:
         **paths.hf_preprocessed_files(),
     log:

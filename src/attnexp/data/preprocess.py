@@ -5,6 +5,7 @@
 `meta.json`: vocabulary, classes, task, split sizes and the options that produced them.
 """
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -50,11 +51,25 @@ def preprocess(
     implicit_extremes: bool = False,
     user_files: dict | None = None,
 ) -> tuple[pd.DataFrame, dict]:
-    """Read the raw files of `spec` and return (instances, meta) in the shared format.
+    """Read the raw files of `spec` found under `raw_dir` (or named in `user_files`) and return (instances, meta)
+    in the shared format: `preprocess_files` after `acquire.resolve_files` (a notebook's way; the workflow hands the
+    job the files it resolved once)."""
+    return preprocess_files(spec, resolve_files(spec, raw_dir, user_files), vocab_fit_on, implicit_extremes, raw_dir)
 
-    Files listed in `raw_dir/SHA256SUMS` are verified first, so a corrupt file fails before anything is written.
+
+def preprocess_files(
+    spec: DatasetSpec,
+    files: Mapping[str, str | Path],
+    vocab_fit_on: str,
+    implicit_extremes: bool,
+    raw_dir: str | Path | None = None,
+) -> tuple[pd.DataFrame, dict]:
+    """Read the raw `files` of `spec` (role -> path, the roles of its layout) and return (instances, meta).
+
+    Files listed in `raw_dir/SHA256SUMS` (and known official archives' files) are verified first, so a corrupt file
+    fails before anything is written.
     """
-    files = resolve_files(spec, raw_dir, user_files)
+    files = {role: Path(path) for role, path in files.items()}
     verified = verify_files(files, raw_dir)
     frame = spec.read(files).reset_index(drop=True)
     frame = frame[frame["text"].str.split().str.len() > 0].reset_index(drop=True)

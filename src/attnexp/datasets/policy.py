@@ -37,17 +37,21 @@ def raw_dir(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> str:
     return raw_root(data, basedir)
 
 
-def raw_input_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> list[str]:
-    """The raw files a dataset's preprocessing reads (generated, user-named, the local layout, or download outputs)."""
+def raw_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> dict[str, str]:
+    """Role -> path of the raw files a dataset's preprocessing reads: generated, user-named, the local layout found
+    under `data.raw_data_dir`, or what the download rules extract. The workflow resolves them here, once, and
+    hands them to the jobs as their inputs."""
     if spec.synthetic or "raw_dir" in spec.extra:
-        return [f"{raw_dir(spec, data, basedir)}/{name}" for name in spec.raw_files]
+        folder = raw_dir(spec, data, basedir)
+        return {role: f"{folder}/{name}" for role, name in next(iter(spec.layouts.values())).items()}
     if spec.files:
-        return list(spec.files.values())
+        return {role: str(path) for role, path in spec.files.items()}
     if spec.user_files:
-        return [str(p) for p in data["user_files"][spec.user_group].values() if p]
+        given = data["user_files"][spec.user_group] if spec.user_group in data["user_files"] else {}
+        return {role: str(given[role]) for role in spec.user_files if role in given and given[role]}
     root = raw_root(data, basedir)
     layout = find_layout(spec, root) if data["raw_data_dir"] is not None else "official"
-    return [f"{root}/{rel}" for rel in spec.layouts[layout or "official"].values()]
+    return {role: f"{root}/{rel}" for role, rel in spec.layouts[layout or "official"].items()}
 
 
 def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False) -> list[str]:

@@ -5,12 +5,26 @@ text column, a label column and, for NLI/QA, a second text column. No Python nee
 the label column and the split column); `user_spec` turns a validated declaration into a `DatasetSpec`, and
 `register_user_datasets` adds those specs to the registry so every stage treats them like built-in datasets.
 Relative paths are taken from the working directory (where Snakemake runs), as for `data.user_files`.
+
+The check runs when the Snakefile is parsed, where the jobs' scientific stack may be absent (a plain Snakemake
+environment), so it reads the files with the standard library only (`read_header`, `read_columns`: the strings
+pandas' readers give the jobs, see `read_table`); only a `.zst` file, which the standard library cannot
+decompress, is read with pandas there too.
 """
 
+import bz2
+import csv
+import gzip
+import io
 import json
-from collections.abc import Mapping
+import lzma
+import tarfile
+import zipfile
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, closing, contextmanager
+from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from attnexp.datasets.registry import DATASETS, TASKS, DatasetSpec
 from attnexp.datasets.tokenize import TOKENIZERS
@@ -50,8 +64,222 @@ def read_table(path: str | Path, fmt: str, columns: list[str] | None = None) -> 
     return pd.read_csv(path, sep=FORMATS[fmt], usecols=columns, dtype=str, keep_default_na=False)
 
 
+# The standard-library readers of validation below give the header and the cells `read_table` gives the jobs
+# (pandas' C parser for CSV / TSV, its ujson reader for JSONL) and pandas' error messages, but for invalid JSON
+# (the message names the line) and the C parser's quirks with lone carriage returns next to blank lines.
+# pandas.io.common.extension_to_compression: the compression pandas infers from a file name (first match wins).
+PANDAS_COMPRESSION = {
+    ".tar": "tar",
+    ".tar.gz": "tar",
+    ".tar.bz2": "tar",
+    ".tar.xz": "tar",
+    ".gz": "gzip",
+    ".bz2": "bz2",
+    ".zip": "zip",
+    ".xz": "xz",
+    ".zst": "zstd",
+}
+_OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
+_END = "\x00attnexp: end of file\x00"  # a last line `_END<delimiter>_END` after the file's: an open quote swallows it
+_FIELD_LIMIT = 2**31 - 1  # the csv module refuses fields over 128 KiB by default; pandas has no limit
+
+
+def compression(path: str | Path) -> str | None:
+    """How pandas decompresses `path` (from its name, as `compression="infer"`), None when it is plain."""
+    name = str(path).lower()
+    return next((method for suffix, method in PANDAS_COMPRESSION.items() if name.endswith(suffix)), None)
+
+
+@contextmanager
+def _open_text(path: str | Path, encoding: str, errors: str, newline: str) -> Iterator[IO[str]]:
+    """The decompressed text of `path`, as pandas opens it (one member in a zip / tar archive)."""
+    method = compression(path)
+    with ExitStack() as stack:
+        if method is None:
+            raw = stack.enter_context(open(path, "rb"))
+        elif method in _OPENERS:
+            raw = stack.enter_context(_OPENERS[method](path, "rb"))
+        elif method == "zip":
+            archive = stack.enter_context(zipfile.ZipFile(path))
+            names = archive.namelist()
+            if not names:
+                raise ValueError(f"Zero files found in ZIP file {path}")
+            if len(names) > 1:
+                raise ValueError(f"Multiple files found in ZIP file. Only one file per ZIP: {names}")
+            raw = stack.enter_context(archive.open(names[0]))
+        elif method == "tar":
+            archive = stack.enter_context(tarfile.open(path, "r"))
+            names = archive.getnames()
+            if not names:
+                raise ValueError(f"Zero files found in TAR archive {path}")
+            if len(names) > 1:
+                raise ValueError(f"Multiple files found in TAR archive. Only one file per TAR archive: {names}")
+            member = archive.extractfile(names[0])
+            if member is None:
+                raise ValueError(f"{names[0]} in TAR archive {path} is not a file")
+            raw = stack.enter_context(member)
+        else:
+            raise ValueError(f"no standard-library reader for {method} compression")  # zstd: the callers use pandas
+        yield stack.enter_context(io.TextIOWrapper(raw, encoding=encoding, errors=errors, newline=newline))
+
+
+def _checked(field: str) -> str:
+    """`field`, or the UnicodeDecodeError pandas raises for it: its C parser decodes each cell it keeps on its own
+    (the text is read with surrogateescape, so an undecodable byte survives until its cell is used)."""
+    if not field.isascii():
+        try:
+            field.encode("utf-8")
+        except UnicodeEncodeError:
+            field.encode("utf-8", "surrogateescape").decode("utf-8")  # raises with pandas' message and position
+    return field
+
+
+def _csv_records(path: str | Path, fmt: str) -> Iterator[tuple[int, list[str] | None]]:
+    """(row, fields) of each record of a CSV / TSV file as pandas' C parser tokenizes it (default quoting):
+    `row` counts every record from 0, the header and blank ones too; a blank or whitespace-only line gives None.
+    A quote left open raises pandas' error when the reader gets there."""
+    delimiter = FORMATS[fmt]
+    spaces = set(" \t") - {delimiter}
+    last, eat = [""], [False]
+
+    def lines(handle: IO[str]) -> Iterator[str]:
+        for line in handle:
+            if eat[0] and line.startswith(delimiter):  # pandas drops a delimiter right after a blank line ended by
+                line = line[1:]  # a lone carriage return
+            eat[0], last[0] = False, line
+            yield line
+        yield f"{_END}{delimiter}{_END}"
+
+    limit = csv.field_size_limit()
+    with _open_text(path, "utf-8-sig", "surrogateescape", "") as handle:
+        try:
+            csv.field_size_limit(_FIELD_LIMIT)
+            for row, fields in enumerate(csv.reader(lines(handle), delimiter=delimiter)):
+                if fields == [_END, _END]:
+                    return
+                if fields and fields[-1].endswith(_END):
+                    raise ValueError(f"Error tokenizing data. C error: EOF inside string starting at row {row}")
+                blank = not fields or (len(fields) == 1 and set(fields[0]) <= spaces and last[0].rstrip("\r\n") == fields[0])
+                eat[0] = blank and last[0].endswith("\r")
+                yield row, None if blank else fields
+        finally:
+            csv.field_size_limit(limit)
+
+
+def _unnamed_and_mangled(fields: list[str]) -> list[str]:
+    """Header cells as pandas names the columns: `Unnamed: <i>` for an empty one, `.1`, `.2`... on repeats
+    (named columns first, so that a given name is kept and an unnamed one is mangled)."""
+    names = [_checked(name) or f"Unnamed: {i}" for i, name in enumerate(fields)]
+    counts: dict[str, int] = {}
+    for i in [i for i, name in enumerate(fields) if name] + [i for i, name in enumerate(fields) if not name]:
+        name = base = names[i]
+        count = counts.get(name, 0)
+        while count:
+            counts[base] = count + 1
+            name = f"{base}.{count}"
+            count = count + 1 if name in names else counts.get(name, 0)
+        names[i] = name
+        counts[name] = count + 1
+    return names
+
+
+def _csv_start(records: Iterator[tuple[int, list[str] | None]]) -> tuple[list[str], list[str] | None]:
+    """The column names (the first record that is not blank: pandas' header=0) and the first data row, None if
+    there is none: pandas' header read tokenizes both (a quote left open in either stops it), then names the
+    columns."""
+    raw = next((fields for _, fields in records if fields is not None), None)
+    if raw is None:
+        raise ValueError("No columns to parse from file")  # pandas' EmptyDataError
+    first = next((fields for _, fields in records if fields is not None), None)
+    return _unnamed_and_mangled(raw), first
+
+
+def _json_record(line: str, number: int) -> object:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"invalid JSON in line {number}: {err.msg} (character {err.pos + 1})") from None
+
+
 def read_header(path: str | Path, fmt: str) -> list[str]:
-    """Column names from the first line only (JSONL: the keys of the first record)."""
+    """Column names from the first line only (JSONL: the keys of the first record), as pandas reads them."""
+    if compression(path) == "zstd":
+        return _pandas_header(path, fmt)
+    if fmt == "jsonl":
+        with _open_text(path, "utf-8", "strict", "") as handle:
+            line = next(iter(handle), "").strip()
+        if not line:
+            return []  # pandas reads no record from a blank first line
+        first = _json_record(line, 1)
+        if isinstance(first, dict):
+            return [str(key) for key in first]
+        return [str(i) for i in range(len(first))] if isinstance(first, list) else ["0"]
+    with closing(_csv_records(path, fmt)) as records:
+        header, _ = _csv_start(records)
+    return header
+
+
+def read_columns(path: str | Path, fmt: str, columns: list[str]) -> dict[str, list[str]]:
+    """Column -> its cells as the strings `read_table(path, fmt, columns)` gives (no pandas: validation runs where
+    the jobs' stack may be absent). The columns must be in `read_header(path, fmt)`."""
+    if compression(path) == "zstd":
+        frame = read_table(path, fmt, columns)
+        return {column: [str(v) for v in frame[column]] for column in columns}
+    if fmt == "jsonl":
+        return _json_columns(path, columns)
+    with closing(_csv_records(path, fmt)) as records:
+        header, first = _csv_start(records)
+        # pandas: a first data row longer than the header starts with index columns, which shift the columns it
+        # picks (unless it picks them all); a short row has empty cells
+        shift = max(len(first) - len(header), 0) if first is not None and len(set(columns)) < len(header) else 0
+        positions = {column: header.index(column) + shift for column in columns}
+        rows = [] if first is None else chain([first], (fields for _, fields in records if fields is not None))
+        index: list[str] = []  # the index columns' cells, which pandas decodes too
+        cells: dict[str, list[str]] = {column: [] for column in columns}
+        for fields in rows:
+            index += fields[:shift]
+            for column, i in positions.items():
+                cells[column].append(fields[i] if i < len(fields) else "")
+    for cell in index:  # the cells are decoded once the file is tokenized, as pandas does
+        _checked(cell)
+    return {column: [_checked(cell) for cell in cells[column]] for column in columns}
+
+
+_MISSING = object()
+
+
+def _json_columns(path: str | Path, columns: list[str]) -> dict[str, list[str]]:
+    """pandas reads the whole file, one record a line (blank ones skipped), into typed columns, then
+    `fillna("").astype(str)`: a number column with a missing value or a float holds floats (`1` reads `1.0`)."""
+    with _open_text(path, "utf-8", "strict", "") as handle:
+        text = handle.read()
+    raw: dict[str, list[object]] = {column: [] for column in columns}
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        record = _json_record(line, number)
+        if not isinstance(record, dict):
+            raise ValueError(f"line {number} is not a JSON object (a record of named fields)")
+        for column in columns:
+            raw[column].append(record.get(column, _MISSING))
+    return {column: _json_strings(values) for column, values in raw.items()}
+
+
+def _json_strings(values: list[object]) -> list[str]:
+    """One column's cells as pandas types and then prints them: missing, null and NaN read "", numbers (no bool)
+    with a float or a missing cell read as floats, unless an int over int64 meets a negative one (objects)."""
+    missing = [v is _MISSING or v is None or (isinstance(v, float) and v != v) for v in values]
+    present = [v for v, m in zip(values, missing, strict=True) if not m]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in present)
+    ints = [v for v in present if isinstance(v, int)]
+    mixed = any(v >= 2**63 for v in ints) and any(v < 0 for v in ints)  # neither int64 nor uint64
+    floats = numbers and not mixed and (any(missing) or len(ints) < len(present))
+    return ["" if m else str(float(v)) if floats else str(v) for v, m in zip(values, missing, strict=True)]
+
+
+def _pandas_header(path: str | Path, fmt: str) -> list[str]:
+    """`read_header` of a file the standard library cannot decompress (`.zst`)."""
     import pandas as pd
 
     if fmt == "jsonl":
@@ -111,10 +339,10 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
         if absent:
             problems.append(f"{where}: column(s) {', '.join(absent)} not in {path}; its columns are: {', '.join(header)}")
             continue
-        used = [columns["label"]] + ([columns["split"]] if "split" in columns else [])
-        values = read_table(path, fmt, used)
-        if (values[columns["label"]] == "").any():
-            row = int((values[columns["label"]] == "").to_numpy().argmax())
+        used = list(dict.fromkeys([columns["label"]] + ([columns["split"]] if "split" in columns else [])))
+        values = read_columns(path, fmt, used)
+        if "" in values[columns["label"]]:
+            row = values[columns["label"]].index("")
             problems.append(f"{where}: {path} has an empty {columns['label']!r} (label) in data row {row + 1}")
         labels |= set(values[columns["label"]]) - {""}
         if "split" in columns:

@@ -34,6 +34,7 @@ from torch import nn
 from attnexp.data.batching import Batch
 from attnexp.errors import ConfigError
 from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.hf_checkpoints import checkpoint_problem
 from attnexp.models.names import HF_ENCODER
 
 ATTENTION_IMPLEMENTATION = "attnexp_eager"
@@ -285,43 +286,7 @@ def _blank_id(tokenizer, hf_config) -> int:
     return int(getattr(hf_config, "pad_token_id", 0) or 0)
 
 
-# --- loading and saving ---
-
-
-def checkpoint_location_help(checkpoint: str) -> str:
-    from huggingface_hub.constants import HF_HUB_CACHE
-
-    return (
-        f"put a model saved with save_pretrained (config.json, weights, tokenizer files) in a local directory and give "
-        f"its path as checkpoint, or place {checkpoint!r} in the Hugging Face cache ({HF_HUB_CACHE}, set HF_HOME to move "
-        f"it; `huggingface-cli download {checkpoint}` on a machine with internet), or set hf.allow_download: true"
-    )
-
-
-def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | None:
-    """None if `checkpoint` (a directory or a hub name) can be loaded offline; otherwise what is missing and where to put it.
-
-    Checks only files (config and tokenizer present), without importing transformers' models.
-    """
-    path = Path(checkpoint).expanduser()
-    if path.is_dir():
-        missing = [name for name in ("config.json",) if not (path / name).exists()]
-        if missing:
-            return f"hf checkpoint directory {path} has no {', '.join(missing)}; save the model there with save_pretrained"
-        return None
-    if allow_download:
-        return None
-    if "/" in checkpoint and (checkpoint.startswith((".", "/", "~")) or path.suffix):
-        return f"hf checkpoint {checkpoint!r}: directory {path} does not exist; " + checkpoint_location_help(checkpoint)
-    from huggingface_hub import try_to_load_from_cache
-
-    found = try_to_load_from_cache(checkpoint, "config.json")
-    if not isinstance(found, str):
-        return (
-            f"hf checkpoint {checkpoint!r} is neither a local directory nor in the Hugging Face cache; "
-            + checkpoint_location_help(checkpoint)
-        )
-    return None
+# --- loading and saving (what a checkpoint needs: models.hf_checkpoints, import-light for config validation) ---
 
 
 def load_pretrained(

@@ -8,6 +8,7 @@ truncated to `max_length` pieces. A pair (NLI premise / hypothesis, QA passage /
 one sequence, [CLS] a [SEP] b [SEP]. Planted rationales index words, not pieces, so they are dropped.
 """
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +19,7 @@ from attnexp.errors import ConfigError
 def load_tokenizer(checkpoint: str, allow_download: bool = False):
     from transformers import AutoTokenizer
 
-    from attnexp.models.hf import checkpoint_problem
+    from attnexp.models.hf_checkpoints import checkpoint_problem
 
     problem = checkpoint_problem(checkpoint, allow_download)
     if problem:
@@ -66,17 +67,15 @@ def hf_instances(
     return out, hf_meta
 
 
-def raw_texts(
-    dataset: str, raw_dir: str | Path | None, user_files: dict | None = None, declaration: dict | None = None
-) -> pd.DataFrame:
-    """instance_id, text (and question) of every raw instance of a dataset, as preprocessing reads them
-    (`declaration`: the config's `user_datasets.<dataset>` of a dataset declared there)."""
+def raw_texts(dataset: str, files: Mapping[str, str | Path], declaration: dict | None = None) -> pd.DataFrame:
+    """instance_id, text (and question) of every raw instance of a dataset, read from its raw `files` (role ->
+    path) as preprocessing reads them (`declaration`: the config's `user_datasets.<dataset>` of a dataset declared
+    there)."""
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.acquire import resolve_files
     from attnexp.datasets.user import user_spec
 
     spec = user_spec(dataset, declaration) if declaration else get_dataset(dataset)
-    frame = spec.read(resolve_files(spec, raw_dir, user_files))
+    frame = spec.read({role: Path(path) for role, path in files.items()})
     columns = {"instance_id": [f"{spec.name}/{k}" for k in frame["key"]], "text": frame["text"].astype(str)}
     if "question" in frame:
         columns["question"] = frame["question"].astype(str)

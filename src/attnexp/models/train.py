@@ -201,8 +201,8 @@ def model_from_options(
         attention,
         hyperparameters["embedding_dim"],
         hyperparameters["hidden_size"],
-        model_options.get("cnn_filters_per_kernel", 64),
-        model_options.get("average_mean_includes_padding", False),
+        model_options["cnn_filters_per_kernel"],
+        model_options["average_mean_includes_padding"],
         seed=seed,
         embeddings=embeddings,
     )
@@ -314,7 +314,7 @@ def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tu
     if embeddings and embeddings.get("path"):
         from attnexp.data.embeddings import load_word_vectors
 
-        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings.get("missing", "zero"), seed)
+        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings["missing"], seed)
         source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))

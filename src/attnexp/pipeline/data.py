@@ -9,8 +9,8 @@ from attnexp.pipeline.settings import DownloadSettings, PreprocessSettings, Synt
 
 
 def run_synthesize(*, inputs: Files, outputs: Files, settings: SynthesizeSettings, threads: int = 1) -> None:
-    """One generated family: a folder of raw files (sentiment, nli, babi), the agreement CSV, or the Linzen corpus
-    (`inputs["corpus"]`) converted to it."""
+    """One generated family: its raw files (sentiment, nli, babi: `outputs` by file name, in the family's folder),
+    the agreement CSV, or the Linzen corpus (`inputs["corpus"]`) converted to it."""
     from attnexp.datasets.generated.agreement import write_agreement, write_linzen
     from attnexp.datasets.generated.synthetic import generate
 
@@ -19,7 +19,8 @@ def run_synthesize(*, inputs: Files, outputs: Files, settings: SynthesizeSetting
     elif settings.family == "linzen":
         write_linzen(path_in=inputs["corpus"], path_out=outputs["data"], seed=settings.seed)
     else:
-        generate(family=settings.family, out_dir=outputs["folder"], seed=settings.seed, options=settings.options)
+        folder = paths.SYNTHETIC.format(family=settings.family)
+        generate(family=settings.family, out_dir=folder, seed=settings.seed, options=settings.options)
 
 
 def run_download(*, inputs: Files, outputs: Files, settings: DownloadSettings, threads: int = 1) -> None:
@@ -30,9 +31,10 @@ def run_download(*, inputs: Files, outputs: Files, settings: DownloadSettings, t
 
 
 def run_preprocess(*, inputs: Files, outputs: Files, settings: PreprocessSettings, threads: int = 1) -> dict:
-    """Preprocess one dataset from its raw files and write the shared format; the wall time goes to
-    `outputs["timings"]`, so that meta.json is byte-identical between identical runs."""
-    from attnexp.data.preprocess import preprocess, write_preprocessed
+    """Preprocess one dataset from its raw files (`inputs`: role -> path, as the plan resolved them) and write the
+    shared format; the wall time goes to `outputs["timings"]`, so that meta.json is byte-identical between identical
+    runs."""
+    from attnexp.data.preprocess import preprocess_files, write_preprocessed
     from attnexp.datasets import get_dataset
     from attnexp.datasets.user import user_spec
     from attnexp.io import write_json
@@ -41,7 +43,7 @@ def run_preprocess(*, inputs: Files, outputs: Files, settings: PreprocessSetting
     start = time.perf_counter()
     name, declaration = settings.dataset, settings.declaration
     spec = user_spec(name, declaration) if declaration else get_dataset(name)
-    instances, meta = preprocess(spec, settings.raw_dir, settings.vocab_fit_on, settings.implicit_extremes, settings.user_files)
+    instances, meta = preprocess_files(spec, inputs, settings.vocab_fit_on, settings.implicit_extremes, settings.raw_dir)
     meta["code_version"] = code_version()
     write_preprocessed(instances, meta, outputs["instances"], outputs["meta"])
     write_json(outputs["timings"], {"seconds": round(time.perf_counter() - start, 2)})

@@ -6,15 +6,15 @@ from attnexp.pipeline.settings import HFRunSettings, resolved
 
 
 def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, threads: int = 1) -> dict:
-    """The dataset tokenized for one Hugging Face model (`outputs`: instances, meta), the instances and splits of
-    the preprocessed grid dataset, their text read again from the raw files."""
+    """The dataset tokenized for one Hugging Face model (`outputs`: instances, meta): the instances and splits of
+    the preprocessed grid dataset, their text read again from the raw files (`inputs`: `raw_{role}`)."""
     from attnexp.data.preprocess import read_preprocessed, write_preprocessed
     from attnexp.models.hf_runs import hf_instances, load_tokenizer, raw_texts
 
-    hf, raw = settings.hf, settings.raw
+    hf, raw = settings.hf, {key.removeprefix("raw_"): path for key, path in inputs.items() if key.startswith("raw_")}
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
     tokenizer = load_tokenizer(hf.checkpoint, hf.allow_download)
-    texts = raw_texts(settings.dataset, raw.raw_dir, raw.user_files, raw.declaration)
+    texts = raw_texts(settings.dataset, raw, settings.raw.declaration)
     out, hf_meta = hf_instances(instances, meta, texts, tokenizer, hf.max_length)
     hf_meta["hf_model"] = {"name": hf.name, "checkpoint": hf.checkpoint}
     write_preprocessed(out, hf_meta, outputs["instances"], outputs["meta"])

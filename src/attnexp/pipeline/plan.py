@@ -111,7 +111,6 @@ class Plan:
             "seed": r"\d+",
             "variant": "|".join(VARIANTS),
             "lam": alternatives(self.wp.lambda_labels(self.wp_datasets)),
-            "family": "|".join(FAMILY_FILES),
             "hf_model": alternatives(self.hf_models),
         }
 
@@ -122,15 +121,19 @@ class Plan:
 
     # --- data ---
 
-    def raw_files(self, dataset: str) -> list[str] | str:
-        """What preprocessing waits for: a generated family's folder (rule synthesize), or the raw files."""
-        spec = get_dataset(dataset)
-        if spec.synthetic in FAMILY_FILES:
-            return paths.SYNTHETIC.format(family=spec.synthetic)
-        return policy.raw_input_files(spec, self.config["data"], self.basedir)
+    def raw_files(self, dataset: str) -> dict[str, str]:
+        """Role -> path of the raw files a dataset's preprocessing reads (resolved once, here, for the rule's
+        inputs; generated files come from the rule of their family)."""
+        return policy.raw_files(get_dataset(dataset), self.config["data"], self.basedir)
 
     def raw_dir(self, dataset: str) -> str | None:
+        """Where a dataset's raw files lie (their SHA256SUMS too); None for files named in the config."""
         return policy.raw_dir(get_dataset(dataset), self.config["data"], self.basedir)
+
+    def synthetic_files(self, family: str) -> dict[str, str]:
+        """The files one generated family writes (`synthesize_{family}`), by file name."""
+        folder = paths.SYNTHETIC.format(family=family)
+        return {name: f"{folder}/{name}" for name in FAMILY_FILES[family]}
 
     def dataset_targets(self) -> list[str]:
         return [paths.preprocessed_files(d)["meta"] for d in self.datasets]

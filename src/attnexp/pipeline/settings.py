@@ -105,6 +105,8 @@ def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapp
     """How `fit` trains one run of `paper`: "jw" and "wp" (the dataset's `hyperparameters`, J&W's Adam; W&P selects
     on `wp.select_on`), "az" (the Transformer, `az.train`) or "hf" (`hf.train` merged into `hyperparameters`)."""
     compute = Compute.from_config(config)
+    if paper != "az" and hyperparameters is None:
+        raise ValueError(f"{paper} runs are trained with the dataset's hyperparameters (epochs, batch_size)")
     if paper in ("jw", "wp"):
         optimiser = {"learning_rate": JW_LEARNING_RATE, "weight_decay": JW_WEIGHT_DECAY}
         sizes = hyperparameters
@@ -264,8 +266,7 @@ class PreprocessSettings(JobSettings):
     vocab_fit_on: str
     implicit_extremes: bool
     declaration: dict | None
-    raw_dir: str | None  # where the raw files lie (their SHA256SUMS too); None: paths named in the config
-    user_files: dict  # `data.user_files`
+    raw_dir: str | None  # where the raw files lie, for their SHA256SUMS; None: paths named in the config
 
     @classmethod
     def from_config(cls, config: Config, dataset: str) -> "PreprocessSettings":
@@ -277,7 +278,6 @@ class PreprocessSettings(JobSettings):
             implicit_extremes=section["implicit_extremes"],
             declaration=dict(declared[dataset]) if dataset in declared else None,
             raw_dir=Plan.from_config(config).raw_dir(dataset),
-            user_files=dict(config["data"]["user_files"]),
         )
 
 
@@ -439,7 +439,7 @@ class HFRunSettings(JobSettings):
     seed: int | None
     hf: HFSettings
     fit: FitSettings
-    raw: PreprocessSettings  # how the dataset's raw text is read again (tokenizing)
+    raw: PreprocessSettings  # how the dataset's raw files are read again (tokenizing)
 
     @classmethod
     def from_config(cls, config: Config, hf_model: str, dataset: str, seed=None) -> "HFRunSettings":

@@ -373,7 +373,8 @@ def test_summary_nan_policy_and_cumulative_quirk():
 def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
     """The seed fixes the initial weights too (regression: the model was once built before seeding)."""
     from attnexp.data.preprocess import write_preprocessed
-    from attnexp.pipeline.train import run_transformer_training
+    from attnexp.pipeline.settings import TransformerSettings
+    from attnexp.pipeline.train import run_train_transformer
     from tests.factories import train_settings
 
     rows = pd.concat(
@@ -391,17 +392,17 @@ def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
             for k, ext in (("model", "pt"), ("history", "csv"), ("config", "yaml"), ("metrics", "json"))
         }
         options = {"n_layers": 2, "n_heads": 2, "width": 16, "dropout": 0.1, "max_length": 16}
-        run_transformer_training(
-            instances=tmp_path / "instances.parquet",
-            meta=tmp_path / "meta.json",
+        settings = TransformerSettings(
             dataset="tiny",
-            model_options=options,
-            settings=train_settings(2, 8, seed=3, paper="az", learning_rate=1e-3),
-            outputs=out,
+            attention="self",
+            seed=3,
+            model=options,
             recipe="spec",
             patience=3,
-            attention="self",
+            fit=train_settings(2, 8, seed=3, paper="az", learning_rate=1e-3),
         )
+        inputs = {"instances": tmp_path / "instances.parquet", "meta": tmp_path / "meta.json"}
+        run_train_transformer(inputs=inputs, outputs=out, settings=settings)
         return torch.load(out["model"], weights_only=True)["state_dict"]
 
     first, second = run("a", 0), run("b", 12345)

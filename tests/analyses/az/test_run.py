@@ -12,8 +12,8 @@ import yaml
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.models.checkpoint import save_model
-from attnexp.pipeline.az import combine_runs, run_az_analysis
-from attnexp.pipeline.settings import az_settings
+from attnexp.pipeline.az import run_az_analyse, run_az_combine
+from attnexp.pipeline.settings import AZAnalysisSettings, TableSettings, az_settings
 from tests.analyses.az.test_az import tiny_model, tiny_rows
 
 REPO = Path(__file__).resolve().parents[3]
@@ -46,11 +46,12 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     rows["rationale"] = [[1] for _ in range(len(rows))]
     rows.to_parquet(tmp_path / "instances.parquet")
     save_model(tiny_model(), tmp_path / "model.pt")
-    settings = dataclasses.replace(az_settings(default_config()), n_examples=5, batch_size=2)
+    config = default_config()
+    az = dataclasses.replace(az_settings(config), n_examples=5, batch_size=2)
+    settings = dataclasses.replace(AZAnalysisSettings.from_config(config, "tiny", 0), az=az)
     outputs = {key: tmp_path / Path(path).name for key, path in paths.az_files("tiny", 0).items()}
-    run_az_analysis(
-        model=tmp_path / "model.pt", instances=tmp_path / "instances.parquet", dataset="tiny", settings=settings, outputs=outputs
-    )
+    inputs = {"model": tmp_path / "model.pt", "instances": tmp_path / "instances.parquet"}
+    run_az_analyse(inputs=inputs, outputs=outputs, settings=settings)
     relevance = pd.read_parquet(outputs["relevance"])
     assert len(relevance) == 5 and relevance["instance_id"].is_monotonic_increasing
     assert len(relevance["raw"].iloc[0]) == 2 and list(relevance["subject"].iloc[0]) == [1]
@@ -96,8 +97,9 @@ def test_combine_runs_keeps_one_seed_and_averages_several(tmp_path):
         recovery_frame(task, top1=mean).to_csv(run["recovery"], index=False)
         runs.append(run)
     outputs = {"summary": tmp_path / "summary.csv", "recovery": tmp_path / "recovery.csv"}
-    summary, recovery = combine_runs(runs=runs, outputs=outputs)
-    assert pd.read_csv(outputs["summary"]).shape == summary.shape
+    run_az_combine(inputs={}, outputs=outputs, settings=TableSettings(table="az_combine", runs=runs))
+    summary, recovery = pd.read_csv(outputs["summary"]), pd.read_csv(outputs["recovery"])
+    assert len(summary) == 4 and set(summary["task"]) == {"a", "b"}  # (task, layer): one row per seed group
     a = summary[summary["task"] == "a"].set_index("layer")
     assert a["n_seeds"].eq(2).all() and np.isclose(a.loc[1, "mean"], 0.4) and np.isclose(a.loc[1, "mean_seed_std"], 0.2)
     assert a.loc[1, "n"] == 20 and a.loc[1, "n_nan"] == 1 and np.isclose(a.loc[2, "std"], 0.2)
@@ -111,5 +113,7 @@ def test_combine_runs_without_ground_truth(tmp_path):
     run = {"dataset": "a", "seed": 0, "summary": tmp_path / "s.csv", "recovery": tmp_path / "r.csv"}
     summary_frame("a", 0.5).to_csv(run["summary"], index=False)
     recovery_frame("a", 0.5).iloc[:0].to_csv(run["recovery"], index=False)
-    _, recovery = combine_runs(runs=[run], outputs={"summary": tmp_path / "out_s.csv", "recovery": tmp_path / "out_r.csv"})
-    assert recovery.empty and "top1" in pd.read_csv(tmp_path / "out_r.csv").columns
+    outputs = {"summary": tmp_path / "out_s.csv", "recovery": tmp_path / "out_r.csv"}
+    run_az_combine(inputs={}, outputs=outputs, settings=TableSettings(table="az_combine", runs=[run]))
+    recovery = pd.read_csv(outputs["recovery"])
+    assert recovery.empty and "top1" in recovery.columns

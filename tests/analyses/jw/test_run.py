@@ -1,7 +1,7 @@
-"""One trained planted-rationale model through `run_analyses`: the contract files, and LOO finds the cues; the
+"""One trained planted-rationale model through the analyses job (`run_analyze`): the contract files, and LOO finds the cues; the
 settings agree with the config schema."""
 
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -11,29 +11,27 @@ import yaml
 
 from attnexp import paths
 from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
+from attnexp.config import PACKAGED_SCHEMA
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.planted import write_planted_sentiment
 from attnexp.models.train import build_model, fit
-from attnexp.pipeline.jw import run_analyses
-from attnexp.pipeline.settings import analysis_settings
-from tests.factories import SCHEMA, train_settings, validated_config
+from attnexp.pipeline.jw import run_analyze
+from attnexp.pipeline.settings import AnalyzeSettings, analysis_settings
+from tests.factories import train_settings, validated_config
 
 torch.set_num_threads(1)
 
 OPTIONS = {"permutations": 12, "ig_steps": 8, "adversary": {"candidates": 3, "steps": 30}}
-SETTINGS = analysis_settings(validated_config(analyses=OPTIONS), batch_size=32)
+CONFIG = validated_config(analyses=OPTIONS)
+SETTINGS = analysis_settings(CONFIG, batch_size=32)
 
 
 def analyse(root, outputs, labels, settings=SETTINGS):
-    run_analyses(
-        model=root / "model.pt",
-        instances=root / "pre" / "instances.parquet",
-        meta=root / "pre" / "meta.json",
-        settings=settings,
-        labels=labels,
-        outputs=outputs,
-    )
+    """The analyses job on the model under `root`; `labels` as the workflow's wildcards give them (seed: a str)."""
+    job = AnalyzeSettings.from_config(CONFIG, labels["dataset"], labels["seed"], labels["encoder"], labels["attention"])
+    inputs = {"model": root / "model.pt", "instances": root / "pre" / "instances.parquet", "meta": root / "pre" / "meta.json"}
+    run_analyze(inputs=inputs, outputs=outputs, settings=replace(job, analysis=settings))
 
 
 @pytest.fixture(scope="module")
@@ -127,14 +125,14 @@ def test_config_records_every_setting(analysed):
 
 def test_settings_mirror_the_schema_without_defaults():
     """Every key of the schema's `analyses` section is a settings field with no default of its own."""
-    section = yaml.safe_load(SCHEMA.read_text())["properties"][AnalysisSettings.CONFIG_KEY]["properties"]
+    section = yaml.safe_load(PACKAGED_SCHEMA.read_text())["properties"]["analyses"]["properties"]
     renamed = {"kendall": "nan_policy", "lambda": "lam"}  # nested or reserved config keys
     analysis = {f.name: f for f in fields(AnalysisSettings)}
     adversary = {f.name: f for f in fields(AdversarySettings)}
     for key in section:
         field = analysis[renamed.get(key, key)]
         assert field.default is MISSING and field.default_factory is MISSING, key
-    for key in section[AdversarySettings.CONFIG_KEY]["properties"]:
+    for key in section["adversary"]["properties"]:
         field = adversary[renamed.get(key, key)]
         assert field.default is MISSING, key
     defaults = analysis_settings(validated_config(), batch_size=7)

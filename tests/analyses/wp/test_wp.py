@@ -34,11 +34,12 @@ from attnexp.io import write_json, write_parquet
 from attnexp.models.train import Classification, build_model, fit
 from attnexp.paths import DONOR_FILES, RUN_FILES, in_folder
 from attnexp.pipeline.settings import wp_settings as build_wp_settings
-from tests.factories import train_settings
+from tests.factories import train_settings, validated_config
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = PACKAGED_SCHEMA
+MODEL_OPTIONS = validated_config()["model"]  # the schema's `model` options
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +237,7 @@ def wp_run_settings(settings: WPSettings, hyperparameters: dict, embeddings: dic
         lam=None,
         wp=settings,
         hyperparameters=hyperparameters,
-        model={},
+        model=MODEL_OPTIONS,
         embeddings=embeddings,
         fit=fit,
     )
@@ -326,7 +327,7 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
         attention="tanh",
         seed=10,
         hyperparameters=hyperparameters,
-        model={},
+        model=MODEL_OPTIONS,
         embeddings=embeddings,
         fit=train_settings(1, 32, seed=10),
     )

@@ -106,7 +106,7 @@ def agreement_frame(seed: int, sizes: dict, max_modifiers: int = 3, attractor_ra
 
 
 def write_agreement(path: str | Path, seed: int, options: dict) -> Path:
-    frame = agreement_frame(seed, options["sizes"], options.get("max_modifiers", 3), options.get("attractor_rate", 0.5))
+    frame = agreement_frame(seed, options["sizes"], options["max_modifiers"], options["attractor_rate"])
     write_csv(path, frame)
     print(
         f"agreement: {len(frame)} sentences, {frame['label'].mean():.2f} plural, "

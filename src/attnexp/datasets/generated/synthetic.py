@@ -35,7 +35,7 @@ def generate(family: str, out_dir: str | Path, seed: int, options: dict) -> list
     elif family == "babi":
         statements = {int(k.removeprefix("qa")): v for k, v in options["statements"].items()}
         written = write_babi(
-            out_dir, seed, options["n_train"], options["n_test"], statements, options.get("questions_per_story", 2)
+            out_dir, seed, options["n_train"], options["n_test"], statements, options["questions_per_story"]
         )
     else:
         raise ValueError(f"unknown synthetic family {family!r}; choose one of {', '.join(FAMILY_FILES)}")
