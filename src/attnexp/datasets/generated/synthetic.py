@@ -34,9 +34,7 @@ def generate(family: str, out_dir: str | Path, seed: int, options: dict) -> list
         written = write_planted_nli(out_dir, seed=seed, **options)
     elif family == "babi":
         statements = {int(k.removeprefix("qa")): v for k, v in options["statements"].items()}
-        written = write_babi(
-            out_dir, seed, options["n_train"], options["n_test"], statements, options["questions_per_story"]
-        )
+        written = write_babi(out_dir, seed, options["n_train"], options["n_test"], statements, options["questions_per_story"])
     else:
         raise ValueError(f"unknown synthetic family {family!r}; choose one of {', '.join(FAMILY_FILES)}")
     missing = sorted(set(FAMILY_FILES[family]) - {p.relative_to(out_dir).as_posix() for p in written})
