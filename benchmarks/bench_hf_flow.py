@@ -25,7 +25,7 @@ def main() -> None:
     from networkx.algorithms.flow import edmonds_karp, preflow_push
     from transformers import BertConfig, BertForSequenceClassification
 
-    from attnexp.analyses.az.flow import _scipy_flows, batch_flow, networkx_graph
+    from attnexp.analyses.az.flow import batch_flow, networkx_graph, scipy_flows
     from attnexp.analyses.az.rollout import head_average, residual_augment
     from attnexp.data.batching import collate
     from attnexp.models.hf import wrap_pretrained
@@ -76,7 +76,7 @@ def main() -> None:
         ("preflow_push (networkx default)", preflow_push, spread(args.nx_problems)),
         ("edmonds_karp (authors)", edmonds_karp, spread(args.ek_problems)),
     )
-    unnormalised = {layer: _scipy_flows([(example, 0, layer)], 1e6)[0] for layer in range(1, layers + 1)}
+    unnormalised = {layer: scipy_flows([(example, 0, layer)], 1e6)[0] for layer in range(1, layers + 1)}
     timings, worst = {}, 0.0
     for name, solver, problems in solvers:
         if not problems:

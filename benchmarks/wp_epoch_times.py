@@ -21,7 +21,7 @@ from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_c
 from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
 from attnexp.analyses.wp.settings import VARIANTS
 from attnexp.config import PACKAGED_SCHEMA, validate_config
-from attnexp.data.preprocess import load_preprocessed, split_frame
+from attnexp.data.preprocess import read_preprocessed, split_frame
 from attnexp.datasets import get_dataset
 from attnexp.models.train import Classification, fit, model_from_options
 from attnexp.pipeline.settings import analysis_settings, fit_settings
@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--configfile", default=str(REPO / "config" / "paper.yaml"), help="settings of the W&P runs")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    instances, meta = load_preprocessed(args.preprocessed)
+    instances, meta = read_preprocessed(Path(args.preprocessed) / "instances.parquet", Path(args.preprocessed) / "meta.json")
     spec = get_dataset(meta["dataset"])
     hp = {"batch_size": spec.batch_size, "embedding_dim": spec.embedding_dim, "hidden_size": spec.hidden_size}
     # the settings a W&P job gets from the config (device, padded_lstm, fused_adam, ...), for a one-epoch run

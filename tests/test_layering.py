@@ -1,6 +1,8 @@
-"""The house rules of the package's imports (issue "One house for three papers"), read from the source with `ast`:
-each concern imports only the ones below it (datasets < data < models < analyses < report), no import cycle,
-analyses never draw, the library never imports Snakemake, W&P uses J&W's per-instance layer but never its driver."""
+"""The house rules of the package's imports, read from the source with `ast`: each concern imports only the ones
+below it (datasets < data < models < analyses < report), no import cycle, analyses never draw, the library never
+imports Snakemake, W&P uses J&W's per-instance layer but never its job; and the hallway (issue "One door from the
+workflow into the library"): workflow scripts call only `attnexp.pipeline`, jobs (`run_*`) live there alone with
+one signature, the pipeline imports no torch at import, and the domain packages read no config."""
 
 import ast
 from pathlib import Path

@@ -92,7 +92,6 @@ def _guided(meta, batch) -> GuidedClassifier:
 @pytest.fixture(scope="module")
 def hf_model(tmp_path_factory):
     """A tiny random DistilBERT classifier through the wrapper, and a batch of its own token ids."""
-    pytest.importorskip("transformers")
     from attnexp.models.hf import load_pretrained
     from tests.hf_fixtures import tiny_checkpoint
 

@@ -15,7 +15,6 @@ from attnexp.data.vocab import build_vocabulary, encode
 from attnexp.datasets import DatasetSpec
 from attnexp.datasets.acquire import resolve_files, verify_files
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
-from attnexp.paths import PREPROCESSED_FILES
 
 SPLITS = ("train", "dev", "test")
 
@@ -168,11 +167,6 @@ def write_preprocessed(instances: pd.DataFrame, meta: dict, instances_path: str 
 def read_preprocessed(instances: str | Path, meta: str | Path) -> tuple[pd.DataFrame, dict]:
     """The preprocessed dataset from its two files (`attnexp.paths.preprocessed_files`)."""
     return read_parquet(instances), read_json(meta)
-
-
-def load_preprocessed(directory: str | Path) -> tuple[pd.DataFrame, dict]:
-    """The preprocessed dataset in `directory` (its file names from `attnexp.paths.PREPROCESSED_FILES`)."""
-    return read_preprocessed(Path(directory) / PREPROCESSED_FILES["instances"], Path(directory) / PREPROCESSED_FILES["meta"])
 
 
 def split_frame(instances: pd.DataFrame, split: str) -> pd.DataFrame:

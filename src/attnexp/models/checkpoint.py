@@ -76,17 +76,20 @@ def load_model(path, device: str = "cpu") -> AttentionModel:
     return model.to(device).eval()
 
 
-def write_run(outputs: dict, model: AttentionModel, history: pd.DataFrame, run_config: dict, metrics: dict) -> None:
-    """One training run's files (keys of `attnexp.paths.RUN_FILES`): the model with its run config, the
-    per-epoch log, the run config (with the code version) and the test metrics; the per-epoch wall times
-    (`history["seconds"]`) go to `timings.json` alone, so every other file is byte-identical between runs."""
+def write_run(
+    outputs: dict, model: AttentionModel, history: pd.DataFrame, run_config: dict, metrics: dict, save=save_model
+) -> None:
+    """One training run's files (keys of `attnexp.paths.RUN_FILES`), for every kind of run: the model with its run
+    config (`save(model, path, extra)`; a Hugging Face model has its own format), the per-epoch log, the run config
+    (with the code version) and the test metrics; the per-epoch wall times (`history["seconds"]`) go to
+    `timings.json` alone, so every other file is byte-identical between runs."""
     run_config = {**run_config, "code_version": code_version()}
-    save_model(model, outputs["model"], extra={"run_config": run_config})
+    save(model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], history.drop(columns="seconds", errors="ignore"))
     write_yaml(outputs["config"], run_config)
     write_json(outputs["metrics"], _explain_missing(metrics))
     if "timings" in outputs and "seconds" in history:
-        write_json(outputs["timings"], {"seconds_per_epoch": history["seconds"].round(3).tolist()})
+        write_json(outputs["timings"], {"seconds_per_epoch": history["seconds"].astype(float).round(3).tolist()})
 
 
 def _explain_missing(metrics: dict) -> dict:

@@ -1,5 +1,4 @@
-"""Hugging Face runs: a grid dataset re-tokenized by a model's own tokenizer, and one model per (model, dataset,
-seed), used as given or fine-tuned with `models.train.fit` (J&W's `Classification` objective).
+"""Hugging Face data: a grid dataset re-tokenized by a model's own tokenizer (the jobs: `attnexp.pipeline.hf`).
 
 Tokenization keeps the grid's preprocessing decisions: the same instances (ids, splits, labels, length
 filter) as `results/preprocessed/{dataset}`, their text read again from the raw files (so no word becomes

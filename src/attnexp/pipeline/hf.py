@@ -33,13 +33,13 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
     import pandas as pd
 
     from attnexp.data.preprocess import read_preprocessed, split_frame
-    from attnexp.io import write_csv, write_json, write_yaml
+    from attnexp.models.checkpoint import write_run
     from attnexp.models.device import set_threads
     from attnexp.models.hf import describe, load_pretrained, save_hf_model
     from attnexp.models.metrics import classification_metrics
     from attnexp.models.names import HF_ENCODER
     from attnexp.models.train import fit, predict_distribution
-    from attnexp.provenance import code_version
+    from attnexp.pipeline.train import run_config
 
     set_threads(threads)
     start = time.perf_counter()
@@ -61,22 +61,16 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
         test = split_frame(instances, "test")
         metrics = classification_metrics(meta["task"], test["label"].to_numpy(), predict_distribution(model.eval(), test))
         history = pd.DataFrame(columns=["epoch", "train_loss", "kept", "seconds"])
-    run_config = {
-        "dataset": dataset,
-        "encoder": HF_ENCODER,
-        "hf_model": hf.name,
-        "seed": seed,
-        "hf": dict(vars(hf)),
-        "preprocessing": meta["options"],
-        "tokenizer": meta.get("tokenizer", {}),
-        "comparable": meta["comparable"],
-        "code_version": code_version(),
-    }
     identity = {"dataset": dataset, "encoder": HF_ENCODER, "hf_model": hf.name, "seed": seed}
-    save_hf_model(model, outputs["model"], finetuned=hf.finetune, extra={"run_config": run_config})
-    write_csv(outputs["history"], history.drop(columns="seconds", errors="ignore"))  # wall times: timings.json
-    write_yaml(outputs["config"], run_config)
-    write_json(outputs["metrics"], {**metrics, **identity})
-    write_json(outputs["timings"], {"seconds_per_epoch": history["seconds"].astype(float).round(3).tolist()})
+    config = run_config(
+        identity,
+        meta,
+        None,
+        hf=dict(vars(hf)),
+        tokenizer=meta["tokenizer"] if "tokenizer" in meta else {},
+        comparable=meta["comparable"],
+    )
+    save = lambda model, path, extra: save_hf_model(model, path, finetuned=hf.finetune, extra=extra)  # noqa: E731
+    write_run(outputs, model, history, config, {**metrics, **identity}, save=save)
     print(f"test metrics: {metrics} ({time.perf_counter() - start:.1f}s)")
     return metrics

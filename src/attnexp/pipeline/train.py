@@ -3,8 +3,22 @@
 Both train with `models.train.fit` and write the run files of `paths.RUN_FILES` through `write_run`; the run's
 `config.yaml` records every option that produced the model."""
 
+from collections.abc import Mapping
+
+from attnexp.models.settings import FitSettings
 from attnexp.pipeline import Files
 from attnexp.pipeline.settings import TrainSettings, TransformerSettings, resolved
+
+
+def run_config(identity: Mapping, meta: Mapping, fit: FitSettings | None, selection: Mapping = (), **options) -> dict:
+    """The config.yaml of every run (J&W, A&Z, W&P, Hugging Face): its identity, the options that made it, how its
+    epoch was selected (`fit.select_on`, plus `selection`) and how it was seeded, and the preprocessing of its data;
+    `write_run` adds the code version. A run without `fit` (a Hugging Face model used as given) has neither."""
+    config = {**identity, **options, "preprocessing": meta["options"]}
+    if fit is not None:
+        config["model_selection"] = {"split": fit.select_on, **dict(selection)}
+        config["seeding"] = {"deterministic": fit.deterministic}
+    return config
 
 
 def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads: int = 1) -> dict:
@@ -29,16 +43,7 @@ def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads
     )
     result = fit(model, instances, resolved(s.fit))
     identity = {"dataset": s.dataset, "encoder": s.encoder, "attention": s.attention, "seed": s.seed}
-    config = {
-        **identity,
-        "hyperparameters": sizes,
-        "model_selection": {"split": s.fit.select_on},
-        "model": s.model,
-        "seeding": {"deterministic": s.fit.deterministic},
-        "preprocessing": meta["options"],
-        "embeddings": source,
-        "comparable": comparable,
-    }
+    config = run_config(identity, meta, s.fit, hyperparameters=sizes, model=s.model, embeddings=source, comparable=comparable)
     write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics
@@ -74,15 +79,8 @@ def run_train_transformer(*, inputs: Files, outputs: Files, settings: Transforme
         "patience": s.patience,
     }
     identity = {"dataset": s.dataset, "encoder": ENCODER, "attention": s.attention, "seed": s.seed}
-    config = {
-        **identity,
-        "az": {"model": s.model, "train": train_options},
-        "model_selection": {"split": fit_settings.select_on},
-        "seeding": {"deterministic": fit_settings.deterministic},
-        "preprocessing": meta["options"],
-        "embeddings": "random",
-        "comparable": meta["comparable"],
-    }
+    az = {"model": s.model, "train": train_options}
+    config = run_config(identity, meta, fit_settings, az=az, embeddings="random", comparable=meta["comparable"])
     write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics

@@ -225,21 +225,20 @@ def wp_run_config(
     meta: dict,
     embeddings: tuple[str, bool | None] = ("random", None),
 ) -> dict:
-    """A W&P run's config.yaml; `embeddings` = (source, comparable) from `models.train.word_vectors`."""
+    """A W&P run's config.yaml (`train.run_config`); `embeddings` = (source, comparable) from `word_vectors`."""
+    from attnexp.pipeline.train import run_config
+
     source, comparable = embeddings
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
-    return {
-        "dataset": dataset,
-        "variant": variant,
-        "encoder": encoder,
-        "attention": attention,
-        "seed": fit.seed,
-        "hyperparameters": hyperparameters,
-        "model_selection": {"split": settings.select_on, "first_epoch_eligible": True},
-        "model": model_options,
-        "seeding": {"deterministic": fit.deterministic},
-        "preprocessing": meta["options"],
-        "embeddings": source,
-        "comparable": bool(meta["comparable"]) if comparable is None else comparable,
-        "wp": settings.run_options(),
-    }
+    identity = {"dataset": dataset, "variant": variant, "encoder": encoder, "attention": attention, "seed": fit.seed}
+    return run_config(
+        identity,
+        meta,
+        fit,
+        selection={"first_epoch_eligible": True},
+        hyperparameters=hyperparameters,
+        model=model_options,
+        embeddings=source,
+        comparable=bool(meta["comparable"]) if comparable is None else comparable,
+        wp=settings.run_options(),
+    )

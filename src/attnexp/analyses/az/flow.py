@@ -96,14 +96,14 @@ def _layer_flows(augmented: np.ndarray, query: int, layer: int, scale: float) ->
     return np.array([maximum_flow(graph, layer * n + query, sink).flow_value for sink in range(n)]) / scale
 
 
-def _scipy_flows(units: list[tuple[np.ndarray, int, int]], scale: float) -> list[np.ndarray]:
+def scipy_flows(units: list[tuple[np.ndarray, int, int]], scale: float) -> list[np.ndarray]:
     """Raw max-flow values [n] of each (example, query, layer) unit: units of up to `UNION_MAX_POSITIONS`
     positions in one SciPy call on their union graph, longer ones problem by problem (`_layer_flows`).
     Integer max-flow values are unique, so both ways give the same numbers."""
     long = [u for u, unit in enumerate(units) if unit[0].shape[1] > UNION_MAX_POSITIONS]
     if long:
         short = [u for u in range(len(units)) if u not in set(long)]
-        out = dict(zip(short, _scipy_flows([units[u] for u in short], scale) if short else [], strict=True))
+        out = dict(zip(short, scipy_flows([units[u] for u in short], scale) if short else [], strict=True))
         out |= {u: _layer_flows(*units[u], scale) for u in long}
         return [out[u] for u in range(len(units))]
     graph, tops = _union_graph(units, scale)
@@ -146,7 +146,7 @@ def attention_flow(
     n_layers, n, _ = augmented.shape
     if solver == "scipy":
         units = [(augmented, query, layer) for layer in range(1, n_layers + 1)]
-        flows = [f for chunk in _chunks([n] * n_layers, max_problems) for f in _scipy_flows([units[u] for u in chunk], scale)]
+        flows = [f for chunk in _chunks([n] * n_layers, max_problems) for f in scipy_flows([units[u] for u in chunk], scale)]
         values = np.stack(flows)
     elif solver == "networkx":
         import networkx as nx
@@ -199,7 +199,7 @@ def batch_flow(
         costs = [int(lengths[b]) for b, _, _ in units]
         for chunk in tqdm(_chunks(costs, max_problems), desc="attention flow", disable=not progress, mininterval=5):
             start = time.perf_counter()
-            flows = _scipy_flows([(crops[units[u][0]], units[u][1], units[u][2]) for u in chunk], scale)
+            flows = scipy_flows([(crops[units[u][0]], units[u][1], units[u][2]) for u in chunk], scale)
             for u, values in zip(chunk, flows, strict=True):
                 b, _, layer = units[u]
                 out[b, layer - 1, : len(values)] = np.maximum(out[b, layer - 1, : len(values)], _normalised(values))
