@@ -39,7 +39,7 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
     from attnexp.models.metrics import classification_metrics
     from attnexp.models.names import HF_ENCODER
     from attnexp.models.train import fit, predict_distribution
-    from attnexp.pipeline.train import run_config
+    from attnexp.pipeline.train import build_run_config
 
     set_threads(threads)
     start = time.perf_counter()
@@ -62,7 +62,7 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
         metrics = classification_metrics(meta["task"], test["label"].to_numpy(), predict_distribution(model.eval(), test))
         history = pd.DataFrame(columns=["epoch", "train_loss", "kept", "seconds"])
     identity = {"dataset": dataset, "encoder": HF_ENCODER, "hf_model": hf.name, "seed": seed}
-    config = run_config(
+    config = build_run_config(
         identity,
         meta,
         None,

@@ -10,7 +10,7 @@ from attnexp.pipeline import Files
 from attnexp.pipeline.settings import TrainSettings, TransformerSettings, resolved
 
 
-def run_config(identity: Mapping, meta: Mapping, fit: FitSettings | None, selection: Mapping = (), **options) -> dict:
+def build_run_config(identity: Mapping, meta: Mapping, fit: FitSettings | None, selection: Mapping = (), **options) -> dict:
     """The config.yaml of every run (J&W, A&Z, W&P, Hugging Face): its identity, the options that made it, how its
     epoch was selected (`fit.select_on`, plus `selection`) and how it was seeded, and the preprocessing of its data;
     `write_run` adds the code version. A run without `fit` (a Hugging Face model used as given) has neither."""
@@ -43,7 +43,9 @@ def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads
     )
     result = fit(model, instances, resolved(s.fit))
     identity = {"dataset": s.dataset, "encoder": s.encoder, "attention": s.attention, "seed": s.seed}
-    config = run_config(identity, meta, s.fit, hyperparameters=sizes, model=s.model, embeddings=source, comparable=comparable)
+    config = build_run_config(
+        identity, meta, s.fit, hyperparameters=sizes, model=s.model, embeddings=source, comparable=comparable
+    )
     write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics
@@ -80,7 +82,7 @@ def run_train_transformer(*, inputs: Files, outputs: Files, settings: Transforme
     }
     identity = {"dataset": s.dataset, "encoder": ENCODER, "attention": s.attention, "seed": s.seed}
     az = {"model": s.model, "train": train_options}
-    config = run_config(identity, meta, fit_settings, az=az, embeddings="random", comparable=meta["comparable"])
+    config = build_run_config(identity, meta, fit_settings, az=az, embeddings="random", comparable=meta["comparable"])
     write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")
     return result.test_metrics

@@ -225,13 +225,13 @@ def wp_run_config(
     meta: dict,
     embeddings: tuple[str, bool | None] = ("random", None),
 ) -> dict:
-    """A W&P run's config.yaml (`train.run_config`); `embeddings` = (source, comparable) from `word_vectors`."""
-    from attnexp.pipeline.train import run_config
+    """A W&P run's config.yaml (`train.build_run_config`); `embeddings` = (source, comparable) from `word_vectors`."""
+    from attnexp.pipeline.train import build_run_config
 
     source, comparable = embeddings
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
     identity = {"dataset": dataset, "variant": variant, "encoder": encoder, "attention": attention, "seed": fit.seed}
-    return run_config(
+    return build_run_config(
         identity,
         meta,
         fit,
