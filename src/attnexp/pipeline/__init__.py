@@ -17,6 +17,8 @@ import os
 import typing
 from collections.abc import Callable, Mapping
 
+Files = Mapping[str, typing.Any]  # a job's named files: a path, or a list of paths
+
 
 def files(named) -> dict:
     """Snakemake's named inputs or outputs as a plain dict (a list for a named list of files)."""
@@ -37,6 +39,3 @@ def call(job: Callable, snakemake) -> None:
             settings=settings.from_param(snakemake.params.settings),
             threads=snakemake.threads,
         )
-
-
-Files = Mapping[str, typing.Any]  # a job's named files: a path, or a list of paths

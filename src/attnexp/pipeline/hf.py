@@ -14,7 +14,7 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
     hf, raw = settings.hf, {key.removeprefix("raw_"): path for key, path in inputs.items() if key.startswith("raw_")}
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
     tokenizer = load_tokenizer(hf.checkpoint, hf.allow_download)
-    texts = raw_texts(settings.dataset, raw, settings.raw.declaration)
+    texts = raw_texts(settings.dataset, raw, settings.declaration)
     out, hf_meta = hf_instances(instances, meta, texts, tokenizer, hf.max_length)
     hf_meta["hf_model"] = {"name": hf.name, "checkpoint": hf.checkpoint}
     write_preprocessed(out, hf_meta, outputs["instances"], outputs["meta"])

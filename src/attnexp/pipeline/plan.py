@@ -19,7 +19,7 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, AdversaryS
 from attnexp.datasets import DATASETS, get_dataset, policy
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
-from attnexp.report.jw.catalog import FIGURE_TITLES, MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES, TABLE_TITLES
+from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES, TABLE_TITLES
 from attnexp.report.order import dataset_sections
 from attnexp.report.published import compared
 
@@ -62,6 +62,7 @@ class Plan:
     wp_datasets: list[str]
     hf_datasets: list[str]
     wp: WPSettings
+    basedir: str  # against which a relative `data.raw_data_dir` is resolved
 
     @classmethod
     def from_config(cls, config: Mapping, basedir: str | Path | None = None) -> "Plan":
@@ -464,14 +465,6 @@ class Plan:
             return WP_FIGURE_KINDS[wildcards["kind"]]
         return None
 
-    @property
-    def basedir(self) -> str:
-        return self._basedir
-
-    def titles(self) -> dict[str, str]:
-        """Report titles of the J&W tables and figures."""
-        return {**TABLE_TITLES, **FIGURE_TITLES}
-
 
 def wp_settings(config: Mapping) -> WPSettings:
     """The W&P stage's settings (`wp`), typed."""
@@ -507,13 +500,12 @@ def _plan(config: dict, basedir: str) -> Plan:
     wp = wp_settings(config)
     az = available(config["az"]["datasets"], allow_empty=True) + (["linzen_agreement"] if config["az"]["linzen_path"] else [])
     hf = config["hf"]
-    plan = Plan(
+    return Plan(
         config=config,
         datasets=available(config["datasets"]),
         az_datasets=az,
         wp_datasets=available(list(wp.datasets)) if wp.datasets else [],
         hf_datasets=available(hf["datasets"]) if hf["datasets"] and hf["models"] else [],
         wp=wp,
+        basedir=basedir,
     )
-    object.__setattr__(plan, "_basedir", basedir)
-    return plan

@@ -96,6 +96,13 @@ class Compute(JobSettings):
         )
 
 
+def declaration(config: Config, dataset: str) -> dict | None:
+    """A dataset's `user_datasets` entry (None for a built-in one): how a job's process, which knows only the
+    built-in registry, reads its raw files."""
+    declared = config["user_datasets"]
+    return dict(declared[dataset]) if dataset in declared else None
+
+
 def hyperparameters(config: Config, dataset: str) -> dict:
     """A dataset's training hyperparameters: the registry's, updated by `hyperparameters.<dataset>`."""
     return policy.hyperparameters(dataset, config["hyperparameters"])
@@ -104,20 +111,13 @@ def hyperparameters(config: Config, dataset: str) -> dict:
 def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapping | None = None) -> FitSettings:
     """How `fit` trains one run of `paper`: "jw" and "wp" (the dataset's `hyperparameters`, J&W's Adam; W&P selects
     on `wp.select_on`), "az" (the Transformer, `az.train`) or "hf" (`hf.train` merged into `hyperparameters`)."""
-    compute = Compute.from_config(config)
+    if paper not in ("jw", "wp", "az", "hf"):
+        raise ValueError(f"unknown paper {paper!r}; choose one of jw, wp, az, hf")
     if paper != "az" and hyperparameters is None:
         raise ValueError(f"{paper} runs are trained with the dataset's hyperparameters (epochs, batch_size)")
-    if paper in ("jw", "wp"):
-        optimiser = {"learning_rate": JW_LEARNING_RATE, "weight_decay": JW_WEIGHT_DECAY}
-        sizes = hyperparameters
-    elif paper == "az":
-        sizes = config["az"]["train"]
-        optimiser = {"learning_rate": sizes["learning_rate"], "weight_decay": 0.0}
-    elif paper == "hf":
-        sizes = hyperparameters
-        optimiser = {"learning_rate": sizes["learning_rate"], "weight_decay": 0.0}
-    else:
-        raise ValueError(f"unknown paper {paper!r}; choose one of jw, wp, az, hf")
+    sizes = config["az"]["train"] if paper == "az" else hyperparameters
+    jw_adam = paper in ("jw", "wp")
+    compute = Compute.from_config(config)
     return FitSettings(
         epochs=sizes["epochs"],
         batch_size=sizes["batch_size"],
@@ -127,7 +127,8 @@ def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapp
         device=compute.device,
         padded_lstm=compute.padded_lstm and paper != "hf",
         fused_adam=compute.fused_adam,
-        **optimiser,
+        learning_rate=JW_LEARNING_RATE if jw_adam else sizes["learning_rate"],
+        weight_decay=JW_WEIGHT_DECAY if jw_adam else 0.0,
     )
 
 
@@ -271,17 +272,28 @@ class PreprocessSettings(JobSettings):
     @classmethod
     def from_config(cls, config: Config, dataset: str) -> "PreprocessSettings":
         section = config["preprocessing"]
-        declared = config["user_datasets"]
         return cls(
             dataset=dataset,
             vocab_fit_on=section["vocab_fit_on"],
             implicit_extremes=section["implicit_extremes"],
-            declaration=dict(declared[dataset]) if dataset in declared else None,
+            declaration=declaration(config, dataset),
             raw_dir=Plan.from_config(config).raw_dir(dataset),
         )
 
 
 # --- training ---
+
+
+def classifier_run(config: Config, dataset: str, seed, paper: str) -> dict:
+    """What every J&W-style classifier run (a grid model, a W&P run) is trained with: the dataset's hyperparameters,
+    the `model` options, its word vectors and `fit`'s settings."""
+    sizes = hyperparameters(config, dataset)
+    return {
+        "hyperparameters": sizes,
+        "model": dict(config["model"]),
+        "embeddings": policy.embeddings(dataset, config["data"]),
+        "fit": fit_settings(config, seed=seed, paper=paper, hyperparameters=sizes),
+    }
 
 
 @dataclass(frozen=True)
@@ -299,17 +311,7 @@ class TrainSettings(JobSettings):
 
     @classmethod
     def from_config(cls, config: Config, dataset: str, encoder: str, attention: str, seed) -> "TrainSettings":
-        sizes = hyperparameters(config, dataset)
-        return cls(
-            dataset=dataset,
-            encoder=encoder,
-            attention=attention,
-            seed=int(seed),
-            hyperparameters=sizes,
-            model=dict(config["model"]),
-            embeddings=policy.embeddings(dataset, config["data"]),
-            fit=fit_settings(config, seed=seed, paper="jw", hyperparameters=sizes),
-        )
+        return cls(dataset, encoder, attention, int(seed), **classifier_run(config, dataset, seed, paper="jw"))
 
 
 @dataclass(frozen=True)
@@ -356,18 +358,9 @@ class WPRunSettings(JobSettings):
 
     @classmethod
     def from_config(cls, config: Config, dataset: str, seed, variant: str = ADVERSARY_VARIANT, lam=None) -> "WPRunSettings":
-        sizes = hyperparameters(config, dataset)
-        return cls(
-            dataset=dataset,
-            variant=variant,
-            seed=int(seed),
-            lam=None if lam is None else float(lam),
-            wp=wp_settings(config),
-            hyperparameters=sizes,
-            model=dict(config["model"]),
-            embeddings=policy.embeddings(dataset, config["data"]),
-            fit=fit_settings(config, seed=seed, paper="wp", hyperparameters=sizes),
-        )
+        lam = None if lam is None else float(lam)
+        run = classifier_run(config, dataset, seed, paper="wp")
+        return cls(dataset, variant, int(seed), lam, wp_settings(config), **run)
 
 
 # --- analyses ---
@@ -384,8 +377,9 @@ class AnalyzeSettings(JobSettings):
 
     @classmethod
     def from_config(
-        cls, config: Config, dataset: str, seed, encoder: str = names.HF_ENCODER, attention: str = "", hf_model=None
+        cls, config: Config, dataset: str, seed, encoder: str | None = None, attention: str | None = None, hf_model=None
     ) -> "AnalyzeSettings":
+        """J&W models by `encoder` and `attention`, Hugging Face runs by `hf_model` (the wildcards of each rule)."""
         if hf_model is not None:
             batch_size = hf_model_options(config, hf_model)["train"]["batch_size"]
             encoder, attention = names.HF_ENCODER, hf_model
@@ -433,24 +427,26 @@ class WPAnalysisSettings(JobSettings):
 
 @dataclass(frozen=True)
 class HFRunSettings(JobSettings):
-    """One Hugging Face model on one dataset (tokenizing, fine-tuning); `seed` is None for tokenizing."""
+    """One Hugging Face model on one dataset: tokenizing (no seed, no training) or the run of one seed.
+    `declaration`: the dataset's `user_datasets` entry, to read its raw files again when tokenizing."""
 
     dataset: str
     seed: int | None
     hf: HFSettings
-    fit: FitSettings
-    raw: PreprocessSettings  # how the dataset's raw files are read again (tokenizing)
+    fit: FitSettings | None
+    declaration: dict | None
 
     @classmethod
     def from_config(cls, config: Config, hf_model: str, dataset: str, seed=None) -> "HFRunSettings":
         hf = hf_settings(config, hf_model)
         train = {"epochs": hf.epochs, "batch_size": hf.batch_size, "learning_rate": hf.learning_rate}
+        fit = None if seed is None else fit_settings(config, seed=seed, paper="hf", hyperparameters=train)
         return cls(
             dataset=dataset,
             seed=None if seed is None else int(seed),
             hf=hf,
-            fit=fit_settings(config, seed=0 if seed is None else seed, paper="hf", hyperparameters=train),
-            raw=PreprocessSettings.from_config(config, dataset),
+            fit=fit,
+            declaration=declaration(config, dataset),
         )
 
 
