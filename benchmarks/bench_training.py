@@ -93,7 +93,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     # fields that older mains lack are left out, so the script also measures them
-    new_fields = {"device": str(device), "padded_lstm": args.padded_lstm, "fused_adam": not args.loop_adam}
+    new_fields = {"device": str(device), "padded_lstm": args.padded_lstm, "fused_adam": not args.loop_adam, "amsgrad": True}
     new_fields = {k: v for k, v in new_fields.items() if k in FitSettings.__dataclass_fields__}
     limits = dict(zip(args.datasets, args.max_train + [args.max_train[-1]] * len(args.datasets), strict=False))
 

@@ -46,6 +46,7 @@ def train_once(instances_path: str, meta: dict, encoder: str, seeds: list[int], 
             device="cpu",
             padded_lstm=False,
             fused_adam=False,
+            amsgrad=True,
         )
         fit(model, instances, settings, progress=lambda _: None)
     return time.perf_counter() - start

@@ -231,7 +231,17 @@ def _semantic_problems(config: dict) -> list[str]:
         )
     problems += _directory_problems(config)
     problems += _hf_problems(config)
+    problems += _az_problems(config.get("az", {}))
     return problems
+
+
+def _az_problems(az: dict) -> list[str]:
+    """The gradient-only input gradient is identically zero on our pre-LN Transformer (A&Z §4): refuse it there."""
+    if az.get("gradient") == "grad" and az.get("datasets"):
+        from attnexp.analyses.az import SHIFT_INVARIANT_GRAD
+
+        return [f"config key 'az.gradient': {SHIFT_INVARIANT_GRAD.removeprefix('az.gradient: ')}"]
+    return []
 
 
 def _directory_problems(config: dict) -> list[str]:

@@ -2,6 +2,7 @@
 attention maps, the embed -> encode -> attend -> decode split against the model's own outputs and gradients, the
 per-head permutation, saving and loading, tokenization of grid instances and the missing-checkpoint error."""
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -128,3 +129,30 @@ def test_hf_finetuning_follows_the_fused_adam_switch(tmp_path, fused):
 
     config = validated_config(hf={"models": {"mine": {"checkpoint": str(tmp_path)}}}, fused_adam=fused)
     assert hf_settings(config, "mine").fused_adam is fused
+
+
+def test_a_post_ln_bert_keeps_the_gradient_only_form_and_exclude_special_drops_its_sep(tiny):
+    """A&Z §4: on BERT-family (post-LN) models `grad` is well defined and stays the default; `az.exclude_special`
+    drops [CLS] and the final [SEP] the model reads."""
+    from attnexp.analyses.az import gradient_measure
+    from attnexp.analyses.az.importance import input_gradients
+    from attnexp.analyses.az.run import correlations, reads_closing_marker
+
+    _, model, batch = tiny
+    measured = input_gradients(model, batch)
+    assert set(measured) == {"grad", "grad_x_input", "grad_l2"} and not model.input_shift_invariant
+    assert measured["grad"][batch.padding_mask].min() > 1e-6
+    assert gradient_measure("auto", model.input_shift_invariant) == "grad"
+    lengths = batch.lengths.tolist()
+    rows = pd.DataFrame({"tokens": [t[:n] for t, n in zip(batch.tokens.tolist(), lengths)], "length": lengths})
+    assert reads_closing_marker(model, rows.assign(label=0, instance_id="a"))
+    relevance = pd.DataFrame(
+        {
+            "instance_id": ["a", "b", "c"],
+            "length": lengths,
+            **{m: [[list(np.linspace(0, 1, n))] for n in lengths] for m in ("raw", "rollout", "flow")},
+            "blankout": [list(np.linspace(1, 0, n)) for n in lengths],
+        }
+    )
+    kept = correlations(relevance, "t", exclude_special=True, spearman="scipy", closing=True)
+    assert kept["n"].tolist()[:3] == [n - 2 for n in lengths]  # [CLS] and [SEP] left out

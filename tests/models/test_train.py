@@ -146,14 +146,14 @@ def test_train_settings_have_no_defaults_and_come_from_the_config():
     assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(FitSettings))
     assert "hyperparameters" in yaml.safe_load(PACKAGED_SCHEMA.read_text())["properties"]
     config = {**validated_config(), "model_selection": {"split": "test"}, "wp": {"select_on": "dev"}}
-    config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5}}
+    config["az"] = {**config["az"], "train": {"epochs": 3, "batch_size": 4, "learning_rate": 0.5, "amsgrad": False}}
     hyperparameters = {"epochs": 7, "batch_size": 16, "embedding_dim": 8, "hidden_size": 8}
     device = config["device"]  # as configured ("auto" by default): the job resolves it where it runs
     assert device == "auto"
     jw = fit_settings(config, seed=1, paper="jw", hyperparameters=hyperparameters)
-    assert jw == FitSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, device, True, True)
+    assert jw == FitSettings(7, 16, 1, "test", True, JW_LEARNING_RATE, JW_WEIGHT_DECAY, device, True, True, True)
     assert fit_settings(config, seed=1, paper="wp", hyperparameters=hyperparameters).select_on == "dev"
-    assert fit_settings(config, seed=2, paper="az") == FitSettings(3, 4, 2, "test", True, 0.5, 0.0, device, True, True)
+    assert fit_settings(config, seed=2, paper="az") == FitSettings(3, 4, 2, "test", True, 0.5, 0.0, device, True, True, False)
     with pytest.raises(ValueError, match="hyperparameters"):
         fit_settings(config, seed=1, paper="jw")
 

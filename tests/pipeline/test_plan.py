@@ -97,3 +97,16 @@ def test_hugging_face_figures_are_figure_targets(tmp_path):
         assert png in plan.figure_targets() and png in plan.hf_targets()
     assert set(plan.az_table_targets()) <= set(plan.table_targets())
     assert [run["dataset"] for run in plan.az_runs()][-2:] == ["syn_sentiment@tiny"] * 2
+
+
+def test_each_az_run_names_the_model_read_and_the_gradient_its_tables_show(tmp_path):
+    """A&Z §4: grad_x_input for our pre-LN Transformer (grad is identically zero there), grad for a Hugging Face
+    BERT; the model label follows az.tied_cls_attention."""
+    from tests.hf_fixtures import tiny_checkpoint
+
+    hf = {"models": {"tiny": {"checkpoint": str(tiny_checkpoint(tmp_path / "tiny"))}}, "datasets": ["syn_sentiment"]}
+    runs = {run["dataset"]: run for run in Plan.from_config(default_config(hf=hf)).az_runs()}
+    assert (runs["syn_agreement"]["model"], runs["syn_agreement"]["gradient"]) == ("transformer-self", "grad_x_input")
+    assert (runs["syn_sentiment@tiny"]["model"], runs["syn_sentiment@tiny"]["gradient"]) == ("tiny", "grad")
+    tied = Plan.from_config(default_config(az={"tied_cls_attention": True, "gradient": "grad_l2"})).az_runs()
+    assert (tied[0]["model"], tied[0]["gradient"]) == ("transformer-tiedcls", "grad_l2")

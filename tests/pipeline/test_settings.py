@@ -76,7 +76,7 @@ def test_settings_are_plain_data_for_snakemake_and_come_back_equal():
 
 
 def other_gradient() -> str:
-    return "grad" if job.default_config()["az"]["gradient"] != "grad" else "grad_x_input"
+    return "grad_l2" if job.default_config()["az"]["gradient"] != "grad_l2" else "grad_x_input"
 
 
 def test_a_changed_key_reaches_exactly_the_jobs_that_read_it():
@@ -126,6 +126,7 @@ ELSEWHERE = {
     "epochs": ("hyperparameters",),
     "learning_rate": ("az", "train", "learning_rate"),
     "weight_decay": None,  # J&W's constant (models.settings)
+    "amsgrad": ("az", "train", "amsgrad"),
     "name": None,
     "checkpoint": ("hf", "models"),
     "finetune": ("hf", "models"),

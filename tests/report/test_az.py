@@ -39,7 +39,9 @@ def combined(tmp_path):
 
 def test_correlation_table_has_the_paper_layout(combined):
     summary, _ = combined
-    display = az.correlation_display(summary, "grad")
+    display = az.correlation_display(summary, {"syn_sentiment": "grad", "syn_agreement": "grad_x_input"})
+    shown = display.groupby("Dataset", sort=False)["Importance"].unique().map(list).to_dict()
+    assert shown == {"syn_sentiment": ["blank-out", "gradient"], "syn_agreement": ["blank-out", "gradient × input"]}
     assert list(display.columns) == ["Dataset", "Importance", "Method", "L1", "L2", "n", "NaN rho"]
     assert len(display) == 2 * 2 * 3 and list(display["Method"][:3]) == ["Raw", "Rollout", "Flow"]
     assert list(dict.fromkeys(display["Dataset"])) == ["syn_sentiment", "syn_agreement"]  # the paper's order
@@ -51,10 +53,14 @@ def test_correlation_table_has_the_paper_layout(combined):
 
 def test_every_table_and_figure_is_written(combined, tmp_path):
     outputs = {f"{stem}_{fmt}": tmp_path / f"{stem}.{fmt}" for stem in az.TABLES for fmt in ("csv", "md", "tex")}
-    az.write_az_tables(summary=tmp_path / "summary.csv", recovery=tmp_path / "recovery.csv", gradient="grad", outputs=outputs)
+    az.write_az_tables(summary=tmp_path / "summary.csv", recovery=tmp_path / "recovery.csv", gradients={}, outputs=outputs)
     assert all(path.stat().st_size > 0 for path in outputs.values())
     assert re.search(r"\| syn_agreement \| Raw\s+\|\s+0.500\s+\|\s+0.500\s+\|", (tmp_path / "subject_recovery.md").read_text())
-    assert len(pd.read_csv(outputs["importance_recovery_csv"])) == 3
+    assert len(pd.read_csv(outputs["importance_recovery_csv"])) == len(IMPORTANCES)
+    shown = pd.read_csv(outputs["correlations_csv"])  # the whole summary; the display picks per task
+    assert set(shown["importance"]) == set(IMPORTANCES)
+    rows = (tmp_path / "correlations.md").read_text().split("\n\n", 1)[1]
+    assert "gradient × input" not in rows and "| gradient " in rows  # no mapping: the first measure held, grad
     assert "&" not in (tmp_path / "correlations.tex").read_text().split("\\caption{")[1].split("}")[0]
     figure = {"png": tmp_path / "curves.png", "pdf": tmp_path / "curves.pdf"}
     az.write_correlation_figure(

@@ -196,3 +196,28 @@ def test_the_workflow_entry_writes_every_format_and_an_empty_grid_gives_a_valid_
     assert (written["source"] != "").all() and set(written["n_seeds"]) == {2}
     markdown = outputs["md"].read_text()
     assert "Jain & Wallace 2019" in markdown and "τ(attention, leave-one-out) frac. p ≤ 0.05" in markdown
+
+
+def test_az_rows_name_the_model_read_and_the_gradient_measured():
+    """transformer-tiedcls stands for the paper's Transformer, labelled as itself; Table 2 takes the run's gradient
+    measure (grad_x_input on the pre-LN Transformer), and the reason says both."""
+    summary = pd.DataFrame(
+        [
+            {"task": "linzen_agreement", "method": "flow", "importance": i, "layer": 2, "mean": mean, "std": 0.1}
+            for i, mean in (("blankout", 0.3), ("grad_x_input", 0.5), ("grad_l2", 0.7))
+        ]
+    )
+    runs = [
+        {"dataset": "linzen_agreement", "seed": 0, "summary": summary, "model": "transformer-tiedcls", "gradient": "grad_x_input"}
+    ]
+    values = published(
+        [
+            ("az", "Table 1", "linzen_agreement", "transformer-self", "spearman_blankout", "flow L2", "mean", 0.44),
+            ("az", "Table 2", "linzen_agreement", "transformer-self", "spearman_grad", "flow L2", "mean", 0.40),
+        ]
+    )
+    table = comparison.comparison(comparison.az_per_seed(runs), values, BOOTSTRAP).set_index("table")
+    assert set(table["model"]) == {"transformer-tiedcls"}
+    assert table.loc["Table 2", "ours"] == 0.5  # grad_x_input, not grad_l2
+    assert "transformer-tiedcls instead of the paper's transformer-self" in table.loc["Table 1", "reason"]
+    assert "gradient × input" in table.loc["Table 2", "reason"] and "gradient" not in table.loc["Table 1", "reason"]

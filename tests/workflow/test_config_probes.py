@@ -140,3 +140,11 @@ def test_every_schema_property_documents_itself():
         return missing + (undocumented(extra, f"{prefix}<name>.") if isinstance(extra, dict) else [])
 
     assert undocumented(yaml.safe_load(SCHEMA.read_text())) == []
+
+
+def test_the_gradient_only_form_is_refused_on_the_pre_ln_transformer_before_any_job(tmp_path):
+    """A&Z §4: az.gradient: grad is identically zero on our Transformer; the message names the key, why and the fix."""
+    result = snakemake(tmp_path, "--dry-run", "--config", "az={gradient: grad}", config=_one_dataset_config())
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "config key 'az.gradient'" in output and "identically zero" in output
+    assert "az.gradient: auto" in output and not (tmp_path / "results").exists()

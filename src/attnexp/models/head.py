@@ -43,6 +43,9 @@ class ClassifierHead(nn.Module):
     checkpoint_kind: str | None = None  # what `models.checkpoint` records, so `load_model` rebuilds the right class
     blank_id: int | None = None  # the token A&Z blank-out substitutes; None: the caller's (our UNK, the API tokenizer's)
     tokenizer: Any = None  # the tokenizer the model carries (Hugging Face); None: the dataset's vocabulary
+    # The output ignores a shift of one input vector by c·1 (every path from `embed` passes a LayerNorm first: a
+    # pre-LN Transformer), so the input gradient's components sum to 0 (A&Z §4, `analyses.az.gradient_measure`).
+    input_shift_invariant: bool = False
 
     def build_head(self, size: int) -> None:
         """BC: w^T c + b; QA/NLI: W2 tanh(W1p c + W1q q) (J&W §4). Registers the modules in this order."""

@@ -5,7 +5,7 @@ or feed its own embeddings (gradients, integrated gradients). The three model fa
 classifier (`models.classifier`), the Transformer (`models.transformer`) and the Hugging Face wrapper
 (`models.hf`), satisfy it through the classifier head of `models.head`, which also holds the defaults of the
 capabilities not every model has its own of (`logits`, `input_lengths`, `decode_permuted`, `blank_id`,
-`tokenizer`, `checkpoint_kind`); analyses type-hint `AttentionModel`, never a concrete class, and call
+`input_shift_invariant`, `tokenizer`, `checkpoint_kind`); analyses type-hint `AttentionModel`, never a concrete class, and call
 those capabilities directly.
 """
 
@@ -40,6 +40,10 @@ class AttentionModel(Protocol):
     @property
     def blank_id(self) -> int | None:
         """The token A&Z blank-out substitutes ([MASK] for Hugging Face BERTs); None: the caller's default."""
+
+    @property
+    def input_shift_invariant(self) -> bool:
+        """The output ignores a shift of an input vector by c·1 (pre-LayerNorm Transformer): Σ_d ∂s/∂e_jd = 0."""
 
     @property
     def tokenizer(self) -> Any:

@@ -4,7 +4,8 @@ fills them from the validated config; the schema owns every default)."""
 
 from dataclasses import dataclass
 
-# J&W §5: Adam (amsgrad), learning rate 1e-3, weight decay 1e-5 (none on the attention); not configurable
+# J&W §5: Adam (amsgrad), learning rate 1e-3, weight decay 1e-5 (none on the attention); not configurable for
+# J&W and W&P runs (the A&Z Transformer: `az.train`)
 JW_LEARNING_RATE = 1e-3
 JW_WEIGHT_DECAY = 1e-5
 
@@ -26,6 +27,7 @@ class FitSettings:
     device: str  # "cpu", "cuda", "cuda:N"
     padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU; packed: equal up to float rounding)
     fused_adam: bool  # Adam's fused kernel (2-4x faster steps on large embeddings; the loop: equal up to rounding)
+    amsgrad: bool  # J&W's Adam variant; the A&Z Transformer trains with plain Adam (`az.train.amsgrad`)
 
 
 @dataclass(frozen=True)

@@ -231,10 +231,11 @@ def predict_distribution(model: AttentionModel, rows: pd.DataFrame, batch_size: 
 
 
 def build_optimizers(model: AttentionModel, settings: FitSettings) -> list[torch.optim.Optimizer]:
-    """One Adam (QA/NLI) or one per parameter group (BC: encoder, decoder, attention without weight decay)."""
+    """One Adam (QA/NLI) or one per parameter group (BC: encoder, decoder, attention without weight decay);
+    amsgrad as `settings.amsgrad` says (J&W: yes; the A&Z Transformer: plain Adam by default)."""
     fused = True if settings.fused_adam else None  # None: torch's default, the per-parameter loop on the CPU
     adam = lambda params, wd: torch.optim.Adam(  # noqa: E731
-        params, lr=settings.learning_rate, weight_decay=wd, amsgrad=True, fused=fused
+        params, lr=settings.learning_rate, weight_decay=wd, amsgrad=settings.amsgrad, fused=fused
     )
     if not model.is_binary:
         return [adam(model.parameters(), settings.weight_decay)]

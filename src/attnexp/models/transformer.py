@@ -100,6 +100,7 @@ class Block(nn.Module):
 
 class TransformerClassifier(ClassifierHead):
     checkpoint_kind = "transformer"
+    input_shift_invariant = True  # pre-LN blocks and a final LayerNorm: every path from `embed` meets a LayerNorm
 
     def __init__(self, config: TransformerConfig):
         super().__init__()

@@ -12,7 +12,14 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     per example, JSON); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
     import numpy as np
 
-    from attnexp.analyses.az.run import correlations, relevance_and_importance, subject_recovery, summarise_correlations
+    from attnexp.analyses.az import gradient_measure
+    from attnexp.analyses.az.run import (
+        correlations,
+        reads_closing_marker,
+        relevance_and_importance,
+        subject_recovery,
+        summarise_correlations,
+    )
     from attnexp.data.preprocess import split_frame
     from attnexp.io import read_parquet, write_csv, write_json, write_parquet
     from attnexp.models.checkpoint import load_model
@@ -26,7 +33,9 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     if settings.n_examples and len(test) > settings.n_examples:
         keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))
         test = test.iloc[keep].reset_index(drop=True)
+    measure = gradient_measure(settings.gradient, loaded.input_shift_invariant)  # refuses grad on a pre-LN model
     print(f"{dataset}: {len(test)} test examples, {loaded.config.n_layers} layers, {settings}")
+    print(f"input gradient shown in the tables: {measure} (az.gradient: {settings.gradient})")
     relevance = relevance_and_importance(
         loaded,
         test,
@@ -38,7 +47,10 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
     dataset = task
-    table = correlations(relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman)
+    closing = reads_closing_marker(loaded, test)
+    table = correlations(
+        relevance, dataset, exclude_special=settings.exclude_special, spearman=settings.spearman, closing=closing
+    )
     summary = summarise_correlations(
         table, nan_policy=settings.nan_policy, cumulative_layer_lists=settings.cumulative_layer_lists
     )
@@ -78,7 +90,7 @@ def run_az_tables(*, inputs: Files, outputs: Files, settings: TableSettings, thr
     """The A&Z tables (correlations by layer, subject recovery) from the combined summaries."""
     from attnexp.report.az import write_az_tables
 
-    write_az_tables(summary=inputs["summary"], recovery=inputs["recovery"], gradient=settings.gradient, outputs=outputs)
+    write_az_tables(summary=inputs["summary"], recovery=inputs["recovery"], gradients=settings.gradients, outputs=outputs)
 
 
 def run_az_correlation_figure(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:

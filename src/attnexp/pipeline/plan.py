@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from attnexp import paths
+from attnexp.analyses.az import gradient_measure
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, AdversarySchedule, WPSettings
 from attnexp.datasets import DATASETS, get_dataset, policy
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
@@ -347,10 +348,25 @@ class Plan:
     def hf_wildcards(self) -> dict[str, str]:
         return {"hf_model": alternatives(self.hf_models), "dataset": alternatives(self.hf_datasets), "seed": r"\d+"}
 
+    def az_gradient(self, hf: bool = False) -> str:
+        """The input-gradient measure the A&Z tables show (`az.gradient`; "auto": grad_x_input for our pre-LN
+        Transformer, grad for a Hugging Face BERT-family model; `analyses.az.gradient_measure`)."""
+        return gradient_measure(self.config["az"]["gradient"], shift_invariant=not hf)
+
     def az_runs(self) -> list[dict]:
-        """Every analysed (dataset, seed) with its files; Hugging Face runs join as `{dataset}@{hf_model}`."""
-        ours = [{"dataset": d, "seed": s, **paths.az_files(d, s)} for d in self.az_datasets for s in self.az_seeds]
-        hf = [{"dataset": paths.hf_task(m, d), "seed": s, **paths.hf_az_files(m, d, s)} for m, d, s in self.hf_runs]
+        """Every analysed (dataset, seed) with its files, the model read and the gradient measure its tables show;
+        Hugging Face runs join as `{dataset}@{hf_model}`."""
+        ours = [
+            {"dataset": d, "seed": s, "model": f"transformer-{self.az_attention}", "gradient": self.az_gradient()}
+            | paths.az_files(d, s)
+            for d in self.az_datasets
+            for s in self.az_seeds
+        ]
+        hf = [
+            {"dataset": paths.hf_task(m, d), "seed": s, "model": m, "gradient": self.az_gradient(hf=True)}
+            | paths.hf_az_files(m, d, s)
+            for m, d, s in self.hf_runs
+        ]
         return ours + hf
 
     def az_run_summaries(self) -> list[str]:
@@ -419,7 +435,8 @@ class Plan:
             for v in ("base", "uniform")
         ]
         az = compared(self.az_datasets, "az")
-        az_runs = [{k: r[k] for k in ("dataset", "seed", "summary")} for r in self.az_runs() if r["dataset"] in az]
+        keys = ("dataset", "seed", "model", "gradient", "summary")
+        az_runs = [{k: r[k] for k in keys} for r in self.az_runs() if r["dataset"] in az]
         datasets = sorted({r["dataset"] for r in [*jw_models, *wp_runs, *az_runs]})
         metas = {d: paths.preprocessed_files(d)["meta"] for d in datasets}
         return {"metas": metas, "jw_models": jw_models, "wp_runs": wp_runs, "az_runs": az_runs}

@@ -129,6 +129,7 @@ def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapp
         fused_adam=compute.fused_adam,
         learning_rate=JW_LEARNING_RATE if jw_adam else sizes["learning_rate"],
         weight_decay=JW_WEIGHT_DECAY if jw_adam else 0.0,
+        amsgrad=sizes["amsgrad"] if paper == "az" else True,
     )
 
 
@@ -464,7 +465,7 @@ TABLE_READS = {
     "wp_adversarial_table": (),
     "wp_jsd_tvd_table": ("dataset",),
     "az_combine": ("runs",),
-    "az_tables": ("gradient",),
+    "az_tables": ("gradients",),
     "paper_comparison": ("runs", "nan_policy", "bootstrap"),
 }
 
@@ -482,7 +483,7 @@ class TableSettings(JobSettings):
     nan_policy: str = ""
     legacy_labels: bool = False
     bootstrap: dict | None = None
-    gradient: str = ""
+    gradients: dict | None = None  # A&Z: task -> the input-gradient measure its rows show
     reported: str | None = None
     runs: Any = None
 
@@ -497,7 +498,7 @@ class TableSettings(JobSettings):
             "nan_policy": lambda: config["analyses"]["kendall"]["nan_policy"],
             "legacy_labels": lambda: config["figures"]["legacy_labels"],
             "bootstrap": lambda: bootstrap(config),
-            "gradient": lambda: config["az"]["gradient"],
+            "gradients": lambda: {run["dataset"]: run["gradient"] for run in plan.az_runs()},
             "reported": lambda: config["wp"]["jw_reported"],
             "runs": lambda: plan.az_runs() if table == "az_combine" else plan.paper_comparison_runs(),
         }
@@ -524,7 +525,7 @@ class FigureSettings(JobSettings):
         return cls(
             look=FigureLook.from_config(config),
             title=title,
-            gradient=config["az"]["gradient"] if job == "az_correlation_figure" else "",
+            gradient=plan.az_gradient(hf="hf_model" in wildcards) if job == "az_correlation_figure" else "",
             datasets=tuple(plan.datasets) if job.startswith("summary_figure") else (),
             drawn=plan.figure_job(job, **wildcards),
         )

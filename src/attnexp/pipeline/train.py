@@ -77,6 +77,7 @@ def run_train_transformer(*, inputs: Files, outputs: Files, settings: Transforme
         "epochs": fit_settings.epochs,
         "batch_size": fit_settings.batch_size,
         "learning_rate": fit_settings.learning_rate,
+        "amsgrad": fit_settings.amsgrad,
         "recipe": s.recipe,
         "patience": s.patience,
     }

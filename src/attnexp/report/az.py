@@ -13,17 +13,24 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from attnexp.analyses.az import METHODS
+from attnexp.analyses.az import GRADIENTS, METHODS
 from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.style import FigureStyle, class_colours, new_figure, paper_style, save_figure
 from attnexp.report.tables import dataset_order, write_table
 
 METHOD_NAMES = {"raw": "Raw", "rollout": "Rollout", "flow": "Flow"}
-MEASURE_NAMES = {"blankout": "blank-out", "grad": "gradient", "grad_x_input": "gradient x input"}
+MEASURE_NAMES = {
+    "blankout": "blank-out",
+    "grad": "gradient",
+    "grad_x_input": "gradient × input",
+    "grad_l2": "gradient L2 norm",
+}
 TABLES = ("correlations", "subject_recovery", "importance_recovery")
 CAPTIONS = {
     "correlations": "Abnar and Zuidema Tables 1-2 analogue: Spearman's rho between the [CLS] relevance of raw attention, "
-    "rollout and flow at each layer and token importance (blank-out; input gradients), mean ± std over test examples "
+    "rollout and flow at each layer and token importance (blank-out; the input-gradient measure each model reports: "
+    "gradient × input |Σ_d e_jd ∂s/∂e_jd| for our pre-LayerNorm Transformer, whose gradient-only form |Σ_d ∂s/∂e_jd| is "
+    "identically zero; the gradient-only form for Hugging Face BERT-family models, as the authors), mean ± std over test examples "
     "(with several seeds: the mean over seeds of both, and the std of the per-seed means); n examples, NaN rho = "
     "examples with a constant vector (no ranking). Flow equal across upper layers is a property of max-flow, not a "
     "bug: every token's flow has reached a bound that does not depend on the layer (the capacity 1 leaving [CLS], or "
@@ -54,11 +61,20 @@ def _layer_grid(part: pd.DataFrame, values: pd.Series) -> pd.DataFrame:
     return grid
 
 
-def correlation_display(summary: pd.DataFrame, gradient: str) -> pd.DataFrame:
-    """Paper layout: one row per dataset x importance (blank-out, the configured gradient) x method."""
+def reported_gradient(summary: pd.DataFrame, task: str, gradients: Mapping[str, str] | None) -> str:
+    """The input-gradient measure a task's rows show: `gradients[task]` (the plan's, `Plan.az_gradient`), else the
+    first of GRADIENTS its summary holds."""
+    if gradients and task in gradients:
+        return gradients[task]
+    held = set(summary.loc[summary["task"] == task, "importance"])
+    return next((g for g in GRADIENTS if g in held), GRADIENTS[0])
+
+
+def correlation_display(summary: pd.DataFrame, gradients: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Paper layout: one row per dataset x importance (blank-out, the task's gradient measure) x method."""
     rows = []
     for task in dataset_order(summary["task"]):
-        for importance in ("blankout", gradient):
+        for importance in ("blankout", reported_gradient(summary, task, gradients)):
             part = summary[(summary["task"] == task) & (summary["importance"] == importance)]
             if not len(part):
                 continue
@@ -112,8 +128,15 @@ def _table_paths(outputs: Mapping[str, str | Path], stem: str) -> dict[str, str 
     return {key.removeprefix(f"{stem}_"): path for key, path in outputs.items() if key.startswith(f"{stem}_")}
 
 
-def write_az_tables(*, summary: str | Path, recovery: str | Path, gradient: str, outputs: Mapping[str, str | Path]) -> None:
-    """The three A&Z tables (CSV + Markdown + LaTeX) from the across-seed summaries of `combine_runs`.
+def write_az_tables(
+    *,
+    summary: str | Path,
+    recovery: str | Path,
+    gradients: Mapping[str, str] | None,
+    outputs: Mapping[str, str | Path],
+) -> None:
+    """The three A&Z tables (CSV + Markdown + LaTeX) from the across-seed summaries of `combine_runs`; `gradients`:
+    task -> the input-gradient measure its correlation rows show.
 
     `outputs` keys: `{stem}_{csv,md,tex,html}` for every stem in TABLES.
     """
@@ -123,7 +146,7 @@ def write_az_tables(*, summary: str | Path, recovery: str | Path, gradient: str,
         correlations,
         _table_paths(outputs, "correlations"),
         caption=CAPTIONS["correlations"],
-        display=correlation_display(correlations, gradient),
+        display=correlation_display(correlations, gradients),
     )
     write_table(
         found[found["layer"] > 0],

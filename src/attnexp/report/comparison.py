@@ -30,7 +30,7 @@ KEYS = ["paper", "table", "dataset", "model", "measure", "group", "statistic"]  
 PAPER_NAMES = {"jw": "Jain & Wallace 2019", "wp": "Wiegreffe & Pinter 2019", "az": "Abnar & Zuidema 2020"}
 PAPER_SELECTION = {"jw": "test", "wp": "test"}  # the split the published runs selected their checkpoint on
 JW_PAIRS = {"attn_grad": "tau_attn_grad", "attn_loo": "tau_attn_loo"}  # kendall.parquet pair -> measure
-AZ_MEASURES = {"blankout": "spearman_blankout", "grad": "spearman_grad"}  # A&Z importance -> measure
+AZ_PAPER_MODEL = "transformer-self"  # A&Z's Transformer: standard GPT-2 blocks
 MEASURE_NAMES = {
     "test_performance": "test performance",
     "tau_attn_grad": "τ(attention, gradient)",
@@ -153,21 +153,26 @@ def wp_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping]) -> pd.Dat
 def az_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
     """A&Z Tables 1-2: mean and std over examples of Spearman's ρ per method and layer, from each run's summary.
 
-    `runs`: dataset, seed, `summary` (the frame of correlation_summary.csv)."""
+    `runs`: dataset, seed, `summary` (the frame of correlation_summary.csv), `model` (the Transformer read:
+    transformer-self or transformer-tiedcls) and `gradient` (the input-gradient measure the run reports; Table 2's
+    rows)."""
     rows = []
     for r in runs:
         meta = (metas or {}).get(r["dataset"], {})
-        summary = r["summary"]
-        for s in summary[summary["importance"].isin(list(AZ_MEASURES))].itertuples():
+        summary, gradient = r["summary"], r.get("gradient", "grad")
+        measures = {"blankout": "spearman_blankout", gradient: "spearman_grad"}  # importance -> published measure
+        for s in summary[summary["importance"].isin(list(measures))].itertuples():
             for statistic in ("mean", "std"):
                 rows.append(
                     {
                         "paper": "az",
                         "table": "Table 1" if s.importance == "blankout" else "Table 2",
                         "dataset": r["dataset"],
-                        "model": "transformer-self",
+                        "model": r.get("model", AZ_PAPER_MODEL),
+                        "paper_model": AZ_PAPER_MODEL,
+                        "measured_as": "" if s.importance in ("blankout", "grad") else s.importance,
                         "seed": int(r["seed"]),
-                        "measure": AZ_MEASURES[s.importance],
+                        "measure": measures[s.importance],
                         "group": f"{s.method} L{int(s.layer)}",
                         "statistic": statistic,
                         "value": getattr(s, statistic),
@@ -182,11 +187,32 @@ def az_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping] | None = N
 # --- the comparison ---
 
 
-def reason(paper: str, dataset: str, n_seeds: int, embeddings: set[str], selection: set[str], fallback: str) -> str:
+GRADIENT_REASONS = {
+    "grad_x_input": "input gradient as gradient × input |Σ_d e_jd ∂s/∂e_jd|: the gradient-only form is identically "
+    "zero on a pre-LayerNorm Transformer (spec abnar-zuidema.md §4)",
+    "grad_l2": "input gradient as its L2 norm ||∂s/∂e_j|| (az.gradient: grad_l2)",
+}
+
+
+def reason(
+    paper: str,
+    dataset: str,
+    n_seeds: int,
+    embeddings: set[str],
+    selection: set[str],
+    fallback: str,
+    model: str = "",
+    paper_model: str = "",
+    measured_as: str = "",
+) -> str:
     """Why our setting differs from the paper's, "" where it does not (as far as the run files tell)."""
     reasons = []
     if fallback:
         reasons.append(f"fallback dataset {dataset}: {fallback}")
+    if paper_model and model != paper_model:
+        reasons.append(f"model {model} instead of the paper's {paper_model}")
+    if measured_as:
+        reasons.append(GRADIENT_REASONS.get(measured_as, f"measured as {measured_as}"))
     vectors = get_dataset(dataset).embeddings if dataset in DATASETS else None
     if vectors and any(e == "random" or e.startswith("random") for e in embeddings):
         reasons.append(f"random instead of pretrained embeddings (paper: {vectors})")
@@ -204,11 +230,21 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
     if per_seed.empty:
         return pd.DataFrame(columns=COLUMNS)
     names = list(dict.fromkeys(published["dataset"]))
-    per_seed = per_seed.assign(paper_dataset=[paper_dataset(d, names) for d in per_seed["dataset"]])
-    keys = [k if k != "dataset" else "paper_dataset" for k in KEYS]
-    joined = per_seed.merge(published.rename(columns={"dataset": "paper_dataset", "value": "published"}), on=keys, how="inner")
+    # our row joins the paper's by paper_dataset (a fallback dataset stands for the paper's) and paper_model (a
+    # variant of the paper's model, e.g. transformer-tiedcls, stands for it); both default to ours
+    paper_model = per_seed["paper_model"].fillna(per_seed["model"]) if "paper_model" in per_seed else per_seed["model"]
+    measured_as = per_seed["measured_as"].fillna("") if "measured_as" in per_seed else ""
+    per_seed = per_seed.assign(
+        paper_dataset=[paper_dataset(d, names) for d in per_seed["dataset"]],
+        paper_model=paper_model,
+        measured_as=measured_as,
+    )
+    renamed = {"dataset": "paper_dataset", "model": "paper_model"}
+    keys = [renamed.get(k, k) for k in KEYS]
+    published = published.rename(columns={**renamed, "value": "published"})
+    joined = per_seed.merge(published, on=keys, how="inner")
     rows = []
-    for (dataset, *key), group in joined.groupby(["dataset", *keys], sort=False, dropna=False):
+    for (dataset, model, *key), group in joined.groupby(["dataset", "model", *keys], sort=False, dropna=False):
         values = group["value"].astype(float).to_numpy()
         low, high = seed_interval(values, **(bootstrap_options or {}))
         first = group.iloc[0]
@@ -217,6 +253,7 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
             {
                 **dict(zip(keys, key, strict=True)),
                 "dataset": dataset,
+                "model": model,
                 "page": first["page"],
                 "source": first["source"],
                 "n_seeds": int(group["seed"].nunique()),
@@ -232,6 +269,9 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
                     set(group["embeddings"]),
                     set(group["selection"]),
                     first["fallback"],
+                    model,
+                    first["paper_model"],
+                    first["measured_as"],
                 ),
             }
         )

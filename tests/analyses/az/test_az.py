@@ -176,7 +176,9 @@ def test_blank_out_and_gradients_match_per_example_reference():
     model, rows = tiny_model(), tiny_rows()
     batch = collate(rows)
     blank = blank_out(model, batch)
-    grad, gxi = input_gradients(model, batch)
+    gradients = input_gradients(model, batch)
+    assert set(gradients) == {"grad_x_input", "grad_l2"}  # no gradient-only form on the pre-LN Transformer
+    gxi, l2 = gradients["grad_x_input"], gradients["grad_l2"]
     for i in range(len(rows)):
         tokens = list(rows["tokens"].iloc[i])
         single = collate(rows.iloc[[i]])
@@ -188,8 +190,8 @@ def test_blank_out_and_gradients_match_per_example_reference():
         embedded = model.embed(single.tokens).detach().requires_grad_(True)
         prob = model.distribution(model.logits(single, embedded))[0, rows["label"].iloc[i]]
         prob.backward()
-        assert torch.allclose(grad[i, : len(tokens)], embedded.grad[0].sum(-1).abs(), atol=1e-6)
         assert torch.allclose(gxi[i, : len(tokens)], (embedded.grad[0] * embedded[0]).sum(-1).abs(), atol=1e-6)
+        assert torch.allclose(l2[i, : len(tokens)], embedded.grad[0].norm(dim=-1), atol=1e-6)
     assert blank.masked_select(~batch.padding_mask).abs().max() == 0
     assert torch.allclose(blank_out(model, batch, memory_budget_mb=0.001), blank, atol=1e-6)
 
@@ -424,7 +426,8 @@ def test_az_vectors_cover_cls_and_the_words_without_a_closing_marker():
     words = rows["tokens"].map(lambda t: t[1:-1])
     assert relevance["length"].tolist() == [len(w) + 1 for w in words]
     assert relevance["tokens"].tolist() == [[2, *w] for w in words]
-    for column in ("blankout", "grad", "grad_x_input"):
+    assert "grad" not in relevance  # identically zero on the pre-LN Transformer: not stored
+    for column in ("blankout", "grad_x_input", "grad_l2"):
         assert relevance[column].map(len).tolist() == relevance["length"].tolist()
     for method in ("raw", "rollout", "flow"):
         assert all(len(layer) == n for r, n in zip(relevance[method], relevance["length"], strict=True) for layer in r)
@@ -441,3 +444,39 @@ def test_rollout_residual_ablation_changes_rollout_but_never_flow():
     assert np.allclose(values(with_residual, "flow"), values(without, "flow"))
     assert np.allclose(values(with_residual, "raw"), values(without, "raw"))
     assert not np.allclose(values(with_residual, "rollout"), values(without, "rollout"))
+
+
+@pytest.mark.parametrize("attention", ["self", "tiedcls"])
+def test_pre_ln_transformer_ignores_a_shift_of_one_input_vector_so_grad_is_refused(attention):
+    """A&Z §4: every path from e_j passes a LayerNorm, so s(e_j + c·1) = s(e_j) and Σ_d ∂s/∂e_jd = 0 exactly. The
+    measure the tables report instead (grad_x_input) is far above the rounding noise that `grad` holds."""
+    from attnexp.analyses.az import gradient_measure
+
+    torch.manual_seed(0)
+    meta = {"vocab": [str(i) for i in range(30)], "classes": ["a", "b"], "task": "bc"}
+    model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=16, attention=attention)
+    model = model.double().eval()
+    for parameter in model.parameters():  # trained-looking weights: not the near-identity of the 0.02 init
+        parameter.data.normal_(0, 0.3)
+    batch = collate(tiny_rows())
+    embedded = model.embed(batch.tokens).detach()
+    shifted = embedded.clone()
+    shifted[:, 1] += 3.0
+    base = model.logits(batch, embedded)
+    assert (base - model.logits(batch, shifted)).abs().max() < 1e-10  # the shift by 3·1 changes nothing
+    assert (base - model.logits(batch, embedded * 1.5)).abs().max() > 1e-3  # while a scaling does
+
+    embedded.requires_grad_(True)
+    score = model.distribution(model.logits(batch, embedded)).gather(-1, batch.labels[:, None]).sum()
+    (grad,) = torch.autograd.grad(score, embedded)
+    real = torch.arange(batch.tokens.shape[1])[None, :] < model.input_lengths(batch)[:, None]  # [CLS] + the words
+    assert grad.norm(dim=-1)[real].min() > 1e-6  # the score does depend on every input vector ...
+    assert grad.sum(-1).abs()[real].max() < 1e-12 * grad.abs().max()  # ... but not on its component along 1
+
+    measured = input_gradients(model.float(), batch)
+    assert "grad" not in measured and model.input_shift_invariant
+    eps_scale = torch.finfo(torch.float32).eps * grad.abs().max().item()
+    assert measured["grad_x_input"][real].median() > 1e3 * eps_scale  # many orders above rounding noise
+    assert gradient_measure("auto", model.input_shift_invariant) == "grad_x_input"
+    with pytest.raises(ValueError, match="identically zero"):
+        gradient_measure("grad", model.input_shift_invariant)

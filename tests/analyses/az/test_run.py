@@ -30,7 +30,7 @@ def test_settings_mirror_the_schema_without_defaults():
         assert field.name in section, f"{field.name} is not a config key of az"
         assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
     settings = az_settings(default_config())
-    assert settings.relevance_row == "cls" and settings.gradient == "grad" and settings.rollout_residual is True
+    assert settings.relevance_row == "cls" and settings.gradient == "auto" and settings.rollout_residual is True
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.batch_size = 1
 
@@ -58,7 +58,7 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     summary = pd.read_csv(outputs["summary"])
     assert len(summary) == 3 * 3 * 2 and summary["n"].eq(5).all()
     recovery = pd.read_csv(outputs["recovery"])
-    assert set(recovery["method"]) == {"raw", "rollout", "flow", "blankout", "grad", "grad_x_input"}
+    assert set(recovery["method"]) == {"raw", "rollout", "flow", "blankout", "grad_x_input", "grad_l2"}
     assert len(pd.read_parquet(outputs["correlations"])) == 5 * 3 * 3 * 2
     assert "flow_seconds" not in relevance and len(json.loads(outputs["timings"].read_text())["flow_seconds"]) == 5
 

@@ -52,12 +52,25 @@ def blank_out(
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
 
 
-def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> tuple[torch.Tensor, torch.Tensor]:
-    """(|sum_d ds/de_jd|, |sum_d e_jd ds/de_jd|) per position [B, L], e = token + position embedding."""
+def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> dict[str, torch.Tensor]:
+    """The input-gradient measures per position [B, L] (0 on padding), e_j = the model's `embed` output (token +
+    position embedding; a Hugging Face model's embedding-module output):
+      - `grad` = |Σ_d ∂s/∂e_jd|, left out for a model whose output ignores a shift of e_j by c·1
+        (`input_shift_invariant`: the pre-LN Transformer), where it is 0 up to rounding;
+      - `grad_x_input` = |Σ_d e_jd ∂s/∂e_jd|;
+      - `grad_l2` = ||∂s/∂e_j||_2.
+    """
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
     # our Transformer: its own [CLS] path (the standard one cannot decode); the J&W classifier and the Hugging Face
     # wrapper: the head's default, `decode` of their own attention over `encode(batch, embedded)`
     logits = model.logits(batch, embedded)
     (grad,) = torch.autograd.grad(gold_score(model, logits, batch.labels, score).sum(), embedded)
     mask = batch.padding_mask
-    return (grad.sum(-1).abs() * mask).detach(), ((grad * embedded).sum(-1).abs() * mask).detach()
+    measures = {
+        "grad": grad.sum(-1).abs(),
+        "grad_x_input": (grad * embedded).sum(-1).abs(),
+        "grad_l2": grad.norm(dim=-1),
+    }
+    if model.input_shift_invariant:
+        del measures["grad"]
+    return {name: (values * mask).detach() for name, values in measures.items()}

@@ -37,7 +37,8 @@ def relevance_and_importance(
     blank: int | None = None,
     progress: Callable[[str], None] = print,
 ) -> pd.DataFrame:
-    """Per example: raw / rollout / flow relevance [layers][n], blank-out and gradients [n], flow seconds.
+    """Per example: raw / rollout / flow relevance [layers][n], blank-out and the input-gradient measures the model
+    defines [n] (`importance.input_gradients`: no `grad` on the pre-LN Transformer), flow seconds.
 
     The n positions are the ones the model reads (`input_lengths`): for our Transformer [CLS] + the words
     (A&Z §2.1; it masks out the closing marker of the preprocessed tokens, so every vector stops before it).
@@ -74,7 +75,7 @@ def relevance_and_importance(
             progress=False,
         )
         blank_scores = blank_out(model, batch, score, blank).cpu()
-        grad, grad_x_input = (t.cpu() for t in input_gradients(model, batch, score))
+        gradients = {name: values.cpu() for name, values in input_gradients(model, batch, score).items()}
         predicted = model.predict(output.logits).cpu()
         batch = on_cpu
         for i, instance_id in enumerate(batch.instance_ids):
@@ -90,8 +91,7 @@ def relevance_and_importance(
                     "rollout": [r[:n].tolist() for r in roll[i]],
                     "flow": [r[:n].tolist() for r in flow[i]],
                     "blankout": blank_scores[i, :n].tolist(),
-                    "grad": grad[i, :n].tolist(),
-                    "grad_x_input": grad_x_input[i, :n].tolist(),
+                    **{name: values[i, :n].tolist() for name, values in gradients.items()},
                     "flow_seconds": float(seconds[i]),
                 }
             )
@@ -109,17 +109,34 @@ def _padded(column: pd.Series, width: int) -> np.ndarray:
     return out
 
 
-def correlations(relevance: pd.DataFrame, dataset: str, *, exclude_special: bool, spearman: str) -> pd.DataFrame:
+def reads_closing_marker(model: AttentionModel, rows: pd.DataFrame) -> bool:
+    """Whether the model's input ends with the closing marker of the preprocessed tokens (a Hugging Face model's
+    [SEP]; our Transformer masks its closing marker out, `input_lengths`)."""
+    batch = next(iter(sequential_batches(rows.head(1), 1)))
+    return bool(model.input_lengths(batch)[0] == batch.lengths[0])
+
+
+def measures(relevance: pd.DataFrame) -> list[str]:
+    """The importance measures a relevance table holds, in `IMPORTANCES` order."""
+    return [name for name in IMPORTANCES if name in relevance.columns]
+
+
+def correlations(
+    relevance: pd.DataFrame, dataset: str, *, exclude_special: bool, spearman: str, closing: bool = False
+) -> pd.DataFrame:
     """Long table: example_id, task, layer, method, importance, rho, is_nan, n (Spearman, §5).
 
-    Vectors cover [CLS] + the words; `exclude_special` drops [CLS] (position 0) before correlating."""
+    Every importance column the relevance table has (`measures`). Vectors cover the model's input positions;
+    `exclude_special` drops its special positions before correlating: [CLS] (position 0), and the closing marker where
+    the model reads one (`closing`: a Hugging Face model's final [SEP]; our Transformer does not read its closing
+    marker, so its vectors already stop before it)."""
     lengths = relevance["length"].to_numpy()
     width = int(lengths.max())
-    special = int(exclude_special)
-    starts, stops = np.full(len(lengths), special), lengths
+    starts = np.full(len(lengths), int(exclude_special))
+    stops = lengths - int(exclude_special and closing)
     n_layers = len(relevance["raw"].iloc[0])
     parts = []
-    for importance in IMPORTANCES:
+    for importance in measures(relevance):
         scores = _padded(relevance[importance], width)
         for method in METHODS:
             for layer in range(n_layers):
@@ -212,7 +229,7 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
     for method in METHODS:
         for layer in range(len(relevance["raw"].iloc[0])):
             score(method, layer + 1, _padded(relevance[method].map(lambda r, k=layer: r[k]), width))
-    for importance in IMPORTANCES:
+    for importance in measures(relevance):
         score(importance, 0, _padded(relevance[importance], width))
     return pd.DataFrame(rows)
 

@@ -289,7 +289,10 @@ CAPTIONS = {
     "table1": "Table 1 analogue: dataset statistics (|V| with the 4 specials, average real length, split sizes by class) "
     "and test performance per model (F1 of the positive class for binary classification, accuracy for QA/NLI).",
     "table2": "Table 2 analogue: Kendall τ between attention and gradient / leave-one-out importance, mean ± std "
-    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ.",
+    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ. "
+    "Gradient = |⟨∂ŷ/∂e_t, e_t⟩| at the model's input vectors e_t: the word embedding (J&W models, J&W's definition), "
+    "token + position embedding (transformer-tiedcls), the embedding module's output LayerNorm(word + position + type) "
+    "(Hugging Face models).",
     "cross_measure": "Cross-measure summary (J&W §6.6): mean ± std of τ per pair and of the per-instance differences "
     "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
     "rationale_recovery": "Planted-rationale recovery: precision@k and ROC-AUC of each importance measure at finding "
