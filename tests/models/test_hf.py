@@ -144,7 +144,7 @@ def test_a_post_ln_bert_keeps_the_gradient_only_form_and_exclude_special_drops_i
     assert measured["grad"][batch.padding_mask].min() > 1e-6
     assert gradient_measure("auto", model.input_shift_invariant) == "grad"
     lengths = batch.lengths.tolist()
-    rows = pd.DataFrame({"tokens": [t[:n] for t, n in zip(batch.tokens.tolist(), lengths)], "length": lengths})
+    rows = pd.DataFrame({"tokens": [t[:n] for t, n in zip(batch.tokens.tolist(), lengths, strict=True)], "length": lengths})
     assert reads_closing_marker(model, rows.assign(label=0, instance_id="a"))
     relevance = pd.DataFrame(
         {
