@@ -219,6 +219,13 @@ def _semantic_problems(config: dict) -> list[str]:
         sub = config.get("synthetic", {}).get(family, {})
         if sub.get("min_len", 0) > sub.get("max_len", 10**9):
             problems.append(f"config key 'synthetic.{family}': min_len {sub['min_len']} exceeds max_len {sub['max_len']}")
+    for name, declaration in config.get("user_datasets", {}).items():
+        low, high = declaration.get("length_bounds", [None, None])
+        if low is not None and high is not None and high - low < 2:
+            problems.append(
+                f"config key 'user_datasets.{name}.length_bounds': [{low}, {high}] keeps no text (the bounds are "
+                "exclusive: low < tokens < high); give low + 2 <= high, or null for no bound"
+            )
     unknown = sorted(set(config.get("hyperparameters", {})) - set(DATASETS))
     if unknown:
         problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")

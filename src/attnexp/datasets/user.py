@@ -331,16 +331,22 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
         try:
             fmt = file_format(path, declaration.get("format"))
             header = read_header(path, fmt)
-        except ValueError as err:
-            problems.append(f"{where}: {err}")
+        except _READ_ERRORS as err:
+            problems.append(f"{where}: {_read_problem(path, err)}")
             continue
         columns = _columns(declaration)
         absent = [f"{column!r} ({what})" for what, column in columns.items() if column not in header]
         if absent:
             problems.append(f"{where}: column(s) {', '.join(absent)} not in {path}; its columns are: {', '.join(header)}")
             continue
-        used = list(dict.fromkeys([columns["label"]] + ([columns["split"]] if "split" in columns else [])))
-        values = read_columns(path, fmt, used)
+        try:  # every used column: the jobs decode each cell they keep
+            values = read_columns(path, fmt, list(dict.fromkeys(columns.values())))
+        except _READ_ERRORS as err:
+            problems.append(f"{where}: {_read_problem(path, err)}")
+            continue
+        if not values[columns["label"]]:
+            problems.append(f"{where}: {path} has a header but no data rows; give a file with at least one row per class")
+            continue
         if "" in values[columns["label"]]:
             row = values[columns["label"]].index("")
             problems.append(f"{where}: {path} has an empty {columns['label']!r} (label) in data row {row + 1}")
@@ -357,6 +363,23 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
     elif splits and "train" not in {SPLIT_ALIASES[s] for s in splits}:
         problems.append(f"config key '{key}.split_column': no row of column {declaration['split_column']!r} is 'train'")
     return problems
+
+
+_READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
+
+
+def _read_problem(path: str | Path, err: Exception) -> str:
+    """What went wrong reading a declared file, and the fix."""
+    if isinstance(err, UnicodeDecodeError):
+        return (
+            f"{path} is not UTF-8 text ({err.reason} at byte {err.start} of a cell: {err.object[err.start : err.end]!r}); "
+            f"save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8 {Path(path).name} > new.csv`)"
+        )
+    kind = compression(path)
+    if kind and isinstance(err, OSError | EOFError | zipfile.BadZipFile | tarfile.TarError | lzma.LZMAError):
+        return f"{path} cannot be read as a {kind} file ({err}); check that it is not truncated, or rename it to its real type"
+    fix = "fix the line or the file's quoting" if isinstance(err, ValueError) else "check that it is a readable file"
+    return f"{path} cannot be read ({err}); {fix}"
 
 
 def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | None) -> list[str]:

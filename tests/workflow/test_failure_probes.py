@@ -1,0 +1,86 @@
+"""Issue 25: bad configs, bad data and faults that used to fail late, silently or with a raw traceback. Each bad
+config goes through the real command line (`snakemake --dry-run`) and must stop before any job, naming the key,
+file, row or column and the fix."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.workflow.helpers import snakemake, tiny_config
+
+NAME = "mine"
+
+
+def _user_config(declaration: dict, **overrides) -> dict:
+    config = tiny_config(datasets=[NAME], encoders=["average"], user_datasets={NAME: declaration}, **overrides)
+    config["hyperparameters"] = {NAME: {"epochs": 1, "embedding_dim": 16, "hidden_size": 8}}
+    config["wp"]["datasets"] = []
+    return config
+
+
+def _refused(workdir: Path, config: dict | None, *expected: str, args: tuple[str, ...] = ()) -> str:
+    """Run `snakemake --dry-run` on `config`; assert it stopped before any job with every `expected` text."""
+    result = snakemake(workdir, "--dry-run", *args, config=config)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    for text in expected:
+        assert text in output, (text, output[-3000:])
+    assert "Traceback" not in output and "Job stats" not in output and not (workdir / "results").exists()
+    return output
+
+
+def _rows(n: int = 12) -> str:
+    return "".join(f"word{i} is good and fine today,{'pos' if i % 2 else 'neg'}\n" for i in range(n))
+
+
+# 4. Validation names the key and the file for every kind of unreadable file.
+@pytest.mark.parametrize(
+    "name,content,expected",
+    [
+        ("bad.jsonl", b'{"text": "a b c", "label": "x"}\n{"text": oops\n', ["invalid JSON in line 2"]),
+        ("quote.csv", ("text,label\n" + _rows() + '"never closed,pos\n' + _rows()).encode(), ["EOF inside string"]),
+        ("fake.csv.gz", ("text,label\n" + _rows()).encode(), ["cannot be read as a gzip file", "not truncated"]),
+        ("latin1.csv", ("text,label\n" + _rows() + "caf\xe9 au lait is nice,pos\n").encode("latin-1"), ["not UTF-8", "iconv"]),
+    ],
+)
+def test_an_unreadable_user_file_is_refused_naming_key_and_file(tmp_path, name, content, expected):
+    (tmp_path / name).write_bytes(content)
+    config = _user_config({"task": "bc", "path": str(tmp_path / name), "text": "text", "label": "label"})
+    _refused(tmp_path, config, f"user_datasets.{NAME}.path", name, *expected)
+
+
+def test_an_hf_checkpoint_name_with_a_space_is_refused(tmp_path):
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    config["hf"].update(datasets=["syn_sentiment"], models={"bert": {"checkpoint": "bert base uncased"}})
+    _refused(tmp_path, config, "hf.models.bert", "'bert base uncased'", "nor a valid hub name")
+
+
+# 5. Empty data.
+def test_a_header_only_file_is_refused(tmp_path):
+    (tmp_path / "empty.csv").write_text("text,label\n")
+    config = _user_config({"task": "bc", "path": str(tmp_path / "empty.csv"), "text": "text", "label": "label"})
+    _refused(tmp_path, config, f"user_datasets.{NAME}.path", "empty.csv", "no data rows")
+
+
+def test_length_bounds_that_keep_nothing_are_refused(tmp_path):
+    (tmp_path / "d.csv").write_text("text,label\n" + _rows())
+    declaration = {"task": "bc", "path": str(tmp_path / "d.csv"), "text": "text", "label": "label", "length_bounds": [10, 5]}
+    _refused(tmp_path, _user_config(declaration), f"user_datasets.{NAME}.length_bounds", "[10, 5]", "low + 2 <= high")
+
+
+def test_a_length_filter_that_removes_every_row_stops_preprocessing_naming_the_key(tmp_path):
+    from attnexp import paths
+    from attnexp.errors import DataError
+    from attnexp.pipeline.data import run_preprocess
+    from attnexp.pipeline.plan import Plan
+    from attnexp.pipeline.settings import PreprocessSettings
+    from tests.factories import validated_config
+
+    (tmp_path / "d.csv").write_text("text,label\n" + _rows(40))  # 6 tokens a text
+    declaration = {"task": "bc", "path": str(tmp_path / "d.csv"), "text": "text", "label": "label", "length_bounds": [50, None]}
+    config = validated_config(datasets=[NAME], user_datasets={NAME: declaration})
+    settings = PreprocessSettings.from_param(PreprocessSettings.from_config(config, NAME).as_param())
+    outputs = {k: tmp_path / v for k, v in paths.preprocessed_files(NAME).items()}
+    with pytest.raises(DataError, match=rf"removed every train.*user_datasets\.{NAME}\.length_bounds"):
+        run_preprocess(inputs=Plan.from_config(config).raw_files(NAME), outputs=outputs, settings=settings)
+    assert not any(path.exists() for path in outputs.values())
