@@ -84,3 +84,38 @@ def test_a_length_filter_that_removes_every_row_stops_preprocessing_naming_the_k
     with pytest.raises(DataError, match=rf"removed every train.*user_datasets\.{NAME}\.length_bounds"):
         run_preprocess(inputs=Plan.from_config(config).raw_files(NAME), outputs=outputs, settings=settings)
     assert not any(path.exists() for path in outputs.values())
+
+
+# 6. Labels are data, not markup or near-duplicates.
+def test_a_class_label_with_dollars_draws_as_text():
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from attnexp.report.style import new_figure, paper_style
+
+    with paper_style():
+        fig, ax = new_figure()
+        for label in ("$^$", "cost $5 to $10"):
+            ax.bar([label], [1.0], label=label)
+        ax.legend()
+        fig.savefig(io.BytesIO(), format="png")  # mathtext would raise on "$^$"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["$^$", "cost $5 to $10"]
+
+
+@pytest.mark.parametrize("task", ["nli", "qa"])
+def test_labels_differing_only_by_case_or_spaces_are_refused(tmp_path, task):
+    rows = "".join(f"a premise {i},a hypothesis {i},{['yes', 'no', 'Yes', 'no '][i % 4]}\n" for i in range(20))
+    (tmp_path / "d.csv").write_text("text,question,label\n" + rows)
+    declaration = {"task": task, "path": str(tmp_path / "d.csv"), "text": "text", "question": "question", "label": "label"}
+    _refused(tmp_path, _user_config(declaration), f"user_datasets.{NAME}.label", "'Yes' vs 'yes'", "'no' vs 'no '")
+
+
+# 7. Training data is never the test data.
+def test_one_file_as_train_dev_and_test_is_refused(tmp_path):
+    (tmp_path / "d.csv").write_text("text,label\n" + _rows())
+    same = str(tmp_path / "d.csv")
+    files = {"train": same, "dev": str(tmp_path / "." / "d.csv"), "test": same}
+    config = _user_config({"task": "bc", "files": files, "text": "text", "label": "label"})
+    _refused(tmp_path, config, f"user_datasets.{NAME}.files", "dev and train are the same file", "test and train")

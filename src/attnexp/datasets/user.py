@@ -322,6 +322,7 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
         return problems
     if declaration.get("split_column") and not declaration.get("path"):
         problems.append(f"config key '{key}.split_column': only with one `path`; with `files` each file is a split")
+    problems += _shared_file_problems(key, declared_files(declaration))
     labels, splits = set(), set()
     for role, path in declared_files(declaration).items():
         where = f"config key '{key}." + ("path'" if role == "all" else f"files.{role}'")
@@ -365,6 +366,22 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
     return problems
 
 
+def _shared_file_problems(key: str, files: Mapping[str, str]) -> list[str]:
+    """Splits given the same file: the model would be selected or tested on its training data."""
+    seen: dict[Path, str] = {}
+    problems = []
+    for role in sorted(files, key=["all", "train", "dev", "test"].index):
+        real = Path(files[role]).resolve()
+        if real in seen:
+            problems.append(
+                f"config key '{key}.files': {role} and {seen[real]} are the same file ({files[role]}), so the model "
+                f"would be {'tested' if role == 'test' else 'selected'} on rows it has already seen; give separate "
+                f"files, or set {role}: null to carve it out of train"
+            )
+        seen.setdefault(real, role)
+    return problems
+
+
 _READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
 
 
@@ -385,6 +402,16 @@ def _read_problem(path: str | Path, err: Exception) -> str:
 def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | None) -> list[str]:
     if not labels:
         return []
+    alike: dict[str, list[str]] = {}
+    for label in sorted(labels):
+        alike.setdefault(label.strip().casefold(), []).append(label)
+    clashes = [group for group in alike.values() if len(group) > 1]
+    if clashes:
+        shown = "; ".join(" vs ".join(repr(label) for label in group) for group in clashes[:5])
+        return [
+            f"config key '{key}.label': label values that differ only by case or surrounding spaces would become "
+            f"separate classes ({shown}); write each class one way in the file"
+        ]
     shown = ", ".join(sorted(labels)[:10]) + (", ..." if len(labels) > 10 else "")
     if classes:
         if task == "bc" and len(classes) != 2:
