@@ -6,9 +6,11 @@ package (`attnexp/config.schema.yaml`, read with importlib.resources), so valida
 
 import functools
 import importlib.resources
+import itertools
 import math
 import os
 import re
+import reprlib
 from collections.abc import Iterable
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -23,6 +25,7 @@ from attnexp.errors import ConfigError
 __all__ = [
     "PACKAGED_SCHEMA",
     "ConfigError",
+    "check_config_args",
     "check_config_syntax",
     "coerce_by_schema",
     "load_config_file",
@@ -107,21 +110,91 @@ def _non_finite(value, path=()) -> list[str]:
     return []
 
 
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping names the same key twice (YAML would silently keep the last)."""
+
+
+def _unique_keys(loader_class: type) -> type:
+    """`loader_class` refusing a mapping that names a key twice (PyYAML keeps the last one without a word)."""
+
+    class Loader(loader_class):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                if hasattr(self, "flatten_mapping"):  # merge keys (<<); BaseLoader has none
+                    self.flatten_mapping(node)
+                seen: set = set()
+                for key_node, _ in node.value:
+                    key = self.construct_object(key_node, deep=True)
+                    if isinstance(key, str | int | float | bool) and key in seen:
+                        raise DuplicateKeyError(
+                            problem=f"key {_short(key)} appears twice in one mapping (YAML would keep the last)",
+                            problem_mark=key_node.start_mark,
+                        )
+                    seen.add(key) if isinstance(key, str | int | float | bool) else None
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
+_SAFE_UNIQUE = _unique_keys(yaml.SafeLoader)
+_BASE_UNIQUE = _unique_keys(yaml.BaseLoader)  # Snakemake parses `--config` values with BaseLoader
+
+
 def check_config_syntax(path: str | Path) -> None:
-    """Raise ConfigError naming the file, line and column when `path` exists but is not valid YAML (Snakemake's
-    own message names neither); a missing file is left to Snakemake."""
+    """Raise ConfigError naming the file, line and column when `path` exists but is not valid YAML or names a key
+    twice (Snakemake's own message names neither; its loader keeps the last duplicate); a missing file is left to
+    Snakemake."""
     if Path(path).is_file():
         load_config_file(path)
 
 
+def check_config_args(argv: list[str]) -> None:
+    """Raise ConfigError when a `--config key=value` item of the command line `argv` names a key twice inside its
+    value (`analyses={permutations: 10, permutations: 20}`), which Snakemake's parser resolves silently."""
+    items, inside = [], False
+    for arg in argv:
+        if arg == "--config" or arg == "-C":
+            inside = True
+        elif arg.startswith("--config="):
+            items.append(arg.removeprefix("--config="))
+        elif arg.startswith("-"):
+            inside = False
+        elif inside and "=" in arg:
+            items.append(arg)
+    for item in items:
+        key, value = item.split("=", 1)
+        try:
+            yaml.load(value, Loader=_BASE_UNIQUE)
+        except DuplicateKeyError as err:
+            raise ConfigError(f"--config {_clip(key, 60)}=...: {err.problem}; give each key once") from None
+        except yaml.YAMLError:
+            pass  # Snakemake reads it as a plain string
+
+
 def load_config_file(path: str | Path) -> dict:
-    """A YAML config file; a syntax error names the file, line and column."""
+    """A YAML config file; a syntax error or a key given twice names the file, line and column."""
     try:
-        return yaml.safe_load(Path(path).read_text()) or {}
+        return yaml.load(Path(path).read_text(), Loader=_SAFE_UNIQUE) or {}
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
-        raise ConfigError(f"{where}: YAML syntax error: {err.problem or err}; fix the file and run again") from None
+        kind = "duplicate key" if isinstance(err, DuplicateKeyError) else "YAML syntax error"
+        raise ConfigError(f"{where}: {kind}: {err.problem or err}; fix the file and run again") from None
+
+
+_REPR = reprlib.Repr()  # keyword arguments only from Python 3.12
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 6, 6, 80, 80, 40
+MAX_PROBLEMS = 20  # problems listed at most
+MAX_MESSAGE = 400  # characters of one problem (a YAML alias bomb expands to hundreds of megabytes)
+
+
+def _short(value) -> str:
+    """`repr(value)`, cut to a readable length."""
+    return _REPR.repr(value)
+
+
+def _clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _with_defaults(validator_class):
@@ -151,18 +224,17 @@ def _describe(error: jsonschema.ValidationError) -> str:
         extra = sorted(set(error.instance) - set(allowed))
         where = f" under '{key}'" if error.absolute_path else ""
         hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
-        return f"unknown config key(s) {', '.join(map(repr, extra))}{where}{hint}"
+        return _clip(f"unknown config key(s) {', '.join(map(_short, extra))}{where}{hint}")
     if error.validator == "enum":
-        return (
-            f"config key '{key}': {error.instance!r} is not allowed; choose one of {', '.join(map(str, error.validator_value))}"
-        )
+        choices = _clip(", ".join(map(str, error.validator_value)))
+        return f"config key '{key}': {_short(error.instance)} is not allowed; choose one of {choices}"
     if error.validator == "minItems":
         return f"config key '{key}' is empty; list at least {error.validator_value} value(s)"
     if error.validator == "required":
-        return f"{error.message} (at '{key}')"
+        return f"{_clip(error.message)} (at '{key}')"
     if error.validator == "type":
-        return f"config key '{key}': {error.instance!r} should be of type {error.validator_value}"
-    return f"config key '{key}': {error.message}"
+        return f"config key '{key}': {_short(error.instance)} should be of type {error.validator_value}"
+    return f"config key '{key}': {_clip(error.message)}"
 
 
 @functools.cache
@@ -193,7 +265,8 @@ def schema_problems(config: dict, schema_path: str | Path | Traversable | None =
     config.clear()
     config.update(coerced)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
-    return sorted({*_non_finite(config), *(_describe(e) for e in validator.iter_errors(config))})
+    problems = sorted({*_non_finite(config), *(_describe(e) for e in itertools.islice(validator.iter_errors(config), 50))})
+    return problems[:MAX_PROBLEMS] + (["... and more problems"] if len(problems) > MAX_PROBLEMS else [])
 
 
 def validate_config(config: dict, schema_path: str | Path | Traversable | None = None) -> dict:

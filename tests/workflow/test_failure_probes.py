@@ -5,6 +5,7 @@ file, row or column and the fix."""
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.workflow.helpers import snakemake, tiny_config
 
@@ -119,3 +120,40 @@ def test_one_file_as_train_dev_and_test_is_refused(tmp_path):
     files = {"train": same, "dev": str(tmp_path / "." / "d.csv"), "test": same}
     config = _user_config({"task": "bc", "files": files, "text": "text", "label": "label"})
     _refused(tmp_path, config, f"user_datasets.{NAME}.files", "dev and train are the same file", "test and train")
+
+
+# 8. A key given twice is refused, in a config file and inside a --config value.
+def _config_text(**overrides) -> str:
+    return yaml.safe_dump(tiny_config(datasets=["syn_sentiment"], encoders=["average"], **overrides))
+
+
+def test_a_key_given_twice_in_the_config_file_is_refused(tmp_path):
+    (tmp_path / "config").mkdir()
+    text = _config_text()
+    line = len(text.splitlines()) + 1
+    (tmp_path / "config/config.yaml").write_text(text + "seeds: [5]\n")
+    _refused(tmp_path, None, f"config/config.yaml, line {line}", "duplicate key", "'seeds' appears twice")
+
+
+def test_a_key_given_twice_in_a_configfile_is_refused(tmp_path):
+    (tmp_path / "extra.yaml").write_text("analyses:\n  permutations: 10\n  memory_budget_mb: 100\n  permutations: 20\n")
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    _refused(tmp_path, config, "extra.yaml, line 4", "'permutations' appears twice", args=("--configfile", "extra.yaml"))
+
+
+def test_a_key_given_twice_inside_a_config_value_is_refused(tmp_path):
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    args = ("--config", "seeds=[0]", "analyses={permutations: 10, permutations: 20}")
+    _refused(tmp_path, config, "--config analyses=", "'permutations' appears twice", args=args)
+
+
+# 12. Messages quote bad values shortly.
+def test_an_alias_bomb_gives_a_short_message(tmp_path):
+    (tmp_path / "config").mkdir()
+    levels = ["  - &l0 [" + ", ".join(["lol"] * 10) + "]"]
+    levels += [f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, 6)]  # 10**6 strings
+    (tmp_path / "config/config.yaml").write_text(_config_text() + "\n".join(["encoders:", *levels]) + "\n")
+    text = (tmp_path / "config/config.yaml").read_text().replace("encoders:\n- average\n", "")
+    (tmp_path / "config/config.yaml").write_text(text)
+    output = _refused(tmp_path, None, "config key 'encoders[0]'", "...")
+    assert len(output) < 20_000, len(output)
