@@ -28,6 +28,7 @@ __all__ = [
     "check_config_args",
     "check_config_syntax",
     "coerce_by_schema",
+    "config_warnings",
     "load_config_file",
     "load_schema",
     "schema_problems",
@@ -310,8 +311,46 @@ def _semantic_problems(config: dict) -> list[str]:
             "each attention head gets width / n_heads dimensions"
         )
     problems += _directory_problems(config)
+    problems += _contradictions(config)
     problems += _hf_problems(config)
     return problems
+
+
+def _contradictions(config: dict) -> list[str]:
+    """Settings that ask for two things at once."""
+    problems = []
+    if config.get("gpu_jobs") is True and config.get("device") == "cpu":
+        problems.append(
+            "config key 'gpu_jobs': true makes the GPU-capable jobs request a GPU, but device: cpu computes on the CPU; "
+            "set device: cuda (or auto), or gpu_jobs: null"
+        )
+    hf = config.get("hf", {})
+    if hf.get("datasets") and not hf.get("models"):
+        problems.append(
+            f"config key 'hf.models' is empty, but hf.datasets lists {_short(hf['datasets'])}; add a model under "
+            "hf.models, or set hf.datasets: [] to switch the Hugging Face stage off"
+        )
+    linzen = config.get("az", {}).get("linzen_path")
+    if isinstance(linzen, str) and not Path(os.path.expandvars(linzen)).expanduser().exists():
+        problems.append(
+            f"config key 'az.linzen_path': file {_short(linzen)} does not exist (relative paths start at the working "
+            "directory); give the path of agr_50_mostcommon_10K.tsv(.gz), or null to leave linzen_agreement out"
+        )
+    return problems
+
+
+def config_warnings(config: dict) -> list[str]:
+    """What a validated `config` asks for that cannot happen but stops nothing (printed before any job runs)."""
+    chosen = [m for m in config["figures"]["models"] if m != "all"]
+    grid = {f"{e}-{a}" for e in config["encoders"] for a in config["attentions"]}
+    outside = [m for m in chosen if m not in grid]
+    if not outside or "all" in config["figures"]["models"]:
+        return []
+    return [
+        f"config key 'figures.models': {', '.join(outside)} not in the grid (encoders x attentions: "
+        f"{', '.join(sorted(grid))}), so no per-model figure is drawn for {'it' if len(outside) == 1 else 'them'}; "
+        "add the encoder / attention to the grid, or list grid models (or [all])"
+    ]
 
 
 def _directory_problems(config: dict) -> list[str]:

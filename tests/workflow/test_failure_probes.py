@@ -157,3 +157,27 @@ def test_an_alias_bomb_gives_a_short_message(tmp_path):
     (tmp_path / "config/config.yaml").write_text(text)
     output = _refused(tmp_path, None, "config key 'encoders[0]'", "...")
     assert len(output) < 20_000, len(output)
+
+
+# 11. Contradictory settings.
+@pytest.mark.parametrize(
+    "overrides,expected",
+    [
+        ({"gpu_jobs": True, "device": "cpu"}, ["config key 'gpu_jobs'", "device: cpu"]),
+        ({"hf": {"datasets": ["syn_sentiment"], "models": {}}}, ["config key 'hf.models' is empty", "hf.datasets"]),
+        ({"az": {"linzen_path": "no/such/agr_50_mostcommon_10K.tsv"}}, ["config key 'az.linzen_path'", "does not exist"]),
+    ],
+)
+def test_contradictory_settings_are_refused(tmp_path, overrides, expected):
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    for key, value in overrides.items():
+        config[key].update(value) if isinstance(value, dict) else config.update({key: value})
+    _refused(tmp_path, config, *expected)
+
+
+def test_figure_models_outside_the_grid_are_named(tmp_path):
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    config["figures"]["models"] = ["average-tanh", "lstm-dot"]
+    result = snakemake(tmp_path, "--dry-run", config=config)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "config key 'figures.models': lstm-dot not in the grid" in result.stderr
