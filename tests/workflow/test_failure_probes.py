@@ -181,3 +181,23 @@ def test_figure_models_outside_the_grid_are_named(tmp_path):
     result = snakemake(tmp_path, "--dry-run", config=config)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "config key 'figures.models': lstm-dot not in the grid" in result.stderr
+
+
+# 10. Markdown and HTML tables escape what they show.
+def test_markdown_and_html_tables_escape_headers_and_labels(tmp_path):
+    import re
+
+    import pandas as pd
+
+    from attnexp.report.tables import write_table
+
+    table = pd.DataFrame({"Dataset": ["<img src=x onerror=alert(1)>", "a|b", "back\\slash"], "|V|": [10, 20, 30]})
+    outputs = {kind: tmp_path / f"t.{kind}" for kind in ("csv", "md", "tex", "html")}
+    write_table(table, outputs, caption="Table 1 analogue: |V| per <b>dataset</b>")
+    markdown = outputs["md"].read_text()
+    rows = [line for line in markdown.splitlines() if line.startswith("|")]
+    cells = [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in rows]
+    assert len(rows) == 5 and all(len(row) == 2 for row in cells), markdown  # header, rule, 3 rows: 2 cells each
+    assert cells[0][1].strip() == r"\|V\|" and cells[3][0].strip() == r"a\|b" and cells[4][0].strip() == r"back\\slash"
+    for text in (markdown, outputs["html"].read_text()):
+        assert "<img" not in text and "<b>" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
