@@ -201,3 +201,29 @@ def test_markdown_and_html_tables_escape_headers_and_labels(tmp_path):
     assert cells[0][1].strip() == r"\|V\|" and cells[3][0].strip() == r"a\|b" and cells[4][0].strip() == r"back\\slash"
     for text in (markdown, outputs["html"].read_text()):
         assert "<img" not in text and "<b>" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+
+
+# 3. A deleted checksum sidecar is an error, not verification switched off.
+def test_a_table_or_checkpoint_without_its_sidecar_is_refused(tmp_path):
+    import pandas as pd
+
+    from attnexp.errors import CorruptFileError
+    from attnexp.io import read_csv, read_parquet, write_csv, write_parquet
+    from attnexp.models.checkpoint import read_checkpoint, save_model
+    from tests.analyses.az.test_az import tiny_model
+
+    table = pd.DataFrame({"x": [1.0, 2.0]})
+    write_parquet(tmp_path / "t.parquet", table)
+    write_csv(tmp_path / "t.csv", table)
+    save_model(tiny_model(), tmp_path / "model.pt")
+    for path, read in (
+        (tmp_path / "t.parquet", read_parquet),
+        (tmp_path / "t.csv", read_csv),
+        (tmp_path / "model.pt", read_checkpoint),
+    ):
+        read(path)
+        Path(f"{path}.sha256").unlink()
+        with pytest.raises(CorruptFileError, match=rf"{path.name} has no checksum file {path.name}\.sha256.*--forcerun"):
+            read(path)
+    with pytest.raises(FileNotFoundError):
+        read_parquet(tmp_path / "absent.parquet")

@@ -14,7 +14,7 @@ import pandas as pd
 import torch
 
 from attnexp.errors import CorruptFileError
-from attnexp.io import REBUILD, to_bytes, verify_checksum, write_bytes, write_csv, write_json, write_yaml
+from attnexp.io import rebuild, to_bytes, verify_checksum, write_bytes, write_csv, write_json, write_yaml
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.interface import AttentionModel
 from attnexp.models.transformer import TransformerClassifier, TransformerConfig
@@ -44,7 +44,7 @@ def read_checkpoint(path) -> dict:
     except (RuntimeError, OSError, EOFError, KeyError, ValueError, pickle.UnpicklingError, zipfile.BadZipFile) as err:
         raise CorruptFileError(
             f"{path} is not a readable checkpoint ({type(err).__name__}); it is damaged, truncated or not written "
-            f"by this workflow: {REBUILD}."
+            f"by this workflow: {rebuild(path)}."
         ) from None
 
 

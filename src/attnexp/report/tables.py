@@ -94,9 +94,9 @@ def column_alignment(display: pd.DataFrame) -> list[str]:
 
 def markdown_text(value) -> str:
     """`value` as the text of one Markdown table cell: `|` and backslashes escaped (a `|V|` header would end its
-    cell), HTML's `<`, `>`, `&` as entities (Markdown passes raw HTML through), line breaks as spaces."""
-    text = str(value).replace("\\", "\\\\").replace("|", "\\|")
-    return escape(text, quote=False).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    cell), `<` and `>` as entities (Markdown passes raw HTML through), line breaks as spaces."""
+    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
 def markdown_cells(display: pd.DataFrame) -> pd.DataFrame:
