@@ -227,3 +227,36 @@ def test_a_table_or_checkpoint_without_its_sidecar_is_refused(tmp_path):
             read(path)
     with pytest.raises(FileNotFoundError):
         read_parquet(tmp_path / "absent.parquet")
+
+
+# 9. The command that CorruptFileError gives rebuilds a damaged or deleted intermediate file and its dependents.
+def test_the_rebuild_command_of_the_error_rebuilds_a_damaged_or_deleted_intermediate(tmp_path):
+    import re
+    import shlex
+
+    from attnexp import paths
+    from attnexp.errors import CorruptFileError
+    from attnexp.io import read_parquet
+
+    model = paths.model_files("syn_sentiment", "average", "tanh", 0)["model"]
+    instances = paths.preprocessed_files("syn_sentiment")["instances"]
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    assert snakemake(tmp_path, model, config=config).returncode == 0
+    original = (tmp_path / instances).read_bytes()
+    damaged = bytearray(original)
+    damaged[len(damaged) // 2] ^= 1
+    (tmp_path / instances).write_bytes(bytes(damaged))
+    with pytest.raises(CorruptFileError) as err:
+        read_parquet(tmp_path / instances)
+    command = shlex.split(re.search(r"`(snakemake [^`]*)`", str(err.value)).group(1).replace(str(tmp_path) + "/", ""))
+    assert command[:2] == ["snakemake", "--cores"] and command[-2:] == ["--forcerun", instances], command
+    for fault in ("damaged", "deleted"):
+        if fault == "deleted":
+            (tmp_path / instances).unlink()
+            plain = snakemake(tmp_path, model)  # Snakemake >= 7.7 leaves a deleted intermediate alone
+            assert "Nothing to be done" in plain.stdout + plain.stderr and not (tmp_path / instances).exists()
+        before = (tmp_path / model).stat().st_mtime_ns
+        result = snakemake(tmp_path, model, *command[3:])  # the target first, as the README says
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert (tmp_path / instances).read_bytes() == original and (tmp_path / model).stat().st_mtime_ns > before
+        read_parquet(tmp_path / instances)
