@@ -260,3 +260,40 @@ def test_the_rebuild_command_of_the_error_rebuilds_a_damaged_or_deleted_intermed
         assert result.returncode == 0, result.stderr[-3000:]
         assert (tmp_path / instances).read_bytes() == original and (tmp_path / model).stat().st_mtime_ns > before
         read_parquet(tmp_path / instances)
+
+
+# 1. Leave-one-out (and integrated gradients) stay within analyses.memory_budget_mb at any document length.
+LONG_DOCUMENT = """
+import resource, sys
+import torch
+torch.set_num_threads(1)
+from attnexp.analyses.jw.importance import integrated_gradients, leave_one_out, rows_per_chunk
+from attnexp.data.batching import collate
+from tests.analyses.jw.test_measures import make_model
+import numpy as np, pandas as pd
+
+n, budget = int(sys.argv[1]), float(sys.argv[2])
+model = make_model("bc", "average", "tanh")
+tokens = [2, *np.random.default_rng(0).integers(4, 30, n).tolist(), 3]
+batch = collate(pd.DataFrame({"instance_id": ["long"], "tokens": [tokens], "label": [1]}))
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 2**20 * 400, resource.RLIM_INFINITY))  # far below the n x n deletions
+loo = leave_one_out(model, batch, memory_budget_mb=budget)
+ig = integrated_gradients(model, batch, 16, rows_per_chunk(model, batch.tokens.shape[1], budget))
+assert loo.shape == ig.shape == batch.tokens.shape and bool((loo[0, 1 : n + 1] > 0).any())
+print("within budget")
+"""
+
+
+def test_leave_one_out_of_a_long_document_stays_within_the_memory_budget():
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    from tests.workflow.helpers import local_env
+
+    # all 6000 deletions at once: 3 x 6000 x 6000 x 8 bytes (tokens, gather index, copy) = 864 MB
+    done = subprocess.run(
+        [sys.executable, "-c", LONG_DOCUMENT, "6000", "16"], cwd=REPO, env=local_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "within budget" in done.stdout, done.stderr[-2000:]
