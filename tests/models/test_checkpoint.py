@@ -78,7 +78,7 @@ def test_write_run_writes_the_run_files(planted_sentiment, tmp_path):
     checksums = [paths.checksum_file(name) for name in ("model.pt", "train_log.csv")]
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted([*paths.RUN_FILES.values(), *checksums])
     assert (tmp_path / "run/metrics.json").read_text() == json.dumps(metrics, indent=2, sort_keys=True) + "\n"
-    recorded = {**run_config, "code_version": code_version()}
+    recorded = {**run_config, "threads": torch.get_num_threads(), "code_version": code_version()}
     assert yaml.safe_load((tmp_path / "run/config.yaml").read_text()) == recorded
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "run/train_log.csv"), history.drop(columns="seconds"))
     assert json.loads((tmp_path / "run/timings.json").read_text()) == {"seconds_per_epoch": [0.1, 0.2]}

@@ -2,6 +2,7 @@
 config goes through the real command line (`snakemake --dry-run`) and must stop before any job, naming the key,
 file, row or column and the fix."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -297,3 +298,18 @@ def test_leave_one_out_of_a_long_document_stays_within_the_memory_budget():
         [sys.executable, "-c", LONG_DOCUMENT, "6000", "16"], cwd=REPO, env=local_env(), capture_output=True, text=True
     )
     assert done.returncode == 0 and "within budget" in done.stdout, done.stderr[-2000:]
+
+
+# 2. The effective thread count (threads capped at --cores) is recorded, and a change reruns what it changes.
+def test_a_different_effective_thread_count_reruns_the_jobs_it_changes(tmp_path):
+    from attnexp import paths
+
+    files = paths.model_files("syn_sentiment", "average", "tanh", 0)
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"], threads={"train": 2, "analysis": 2})
+    assert snakemake(tmp_path, files["model"], "--cores", "1", config=config).returncode == 0
+    assert yaml.safe_load((tmp_path / files["config"]).read_text())["threads"] == 1
+    same = snakemake(tmp_path, files["model"], "--cores", "1", "--dry-run")
+    assert "Nothing to be done" in same.stdout + same.stderr
+    more = snakemake(tmp_path, files["model"], "--cores", "2", "--dry-run", "--quiet", "host")  # the train job gets 2
+    assert more.returncode == 0 and re.search(r"^train\s+1$", more.stdout, flags=re.M), more.stdout[-2000:]
+    assert not re.search(r"^preprocess\s+\d", more.stdout, flags=re.M) and "params" in more.stdout  # the reason

@@ -81,9 +81,10 @@ def write_run(
 ) -> None:
     """One training run's files (keys of `attnexp.paths.RUN_FILES`), for every kind of run: the model with its run
     config (`save(model, path, extra)`; a Hugging Face model has its own format), the per-epoch log, the run config
-    (with the code version) and the test metrics; the per-epoch wall times (`history["seconds"]`) go to
-    `timings.json` alone, so every other file is byte-identical between runs."""
-    run_config = {**run_config, "code_version": code_version()}
+    (with the code version and the job's torch threads, which can change float rounding) and the test metrics; the
+    per-epoch wall times (`history["seconds"]`) go to `timings.json` alone, so every other file is byte-identical
+    between runs."""
+    run_config = {**run_config, "threads": torch.get_num_threads(), "code_version": code_version()}
     save(model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], history.drop(columns="seconds", errors="ignore"))
     write_yaml(outputs["config"], run_config)
