@@ -150,8 +150,9 @@ def check_config_syntax(path: str | Path) -> None:
 
 
 def check_config_args(argv: list[str]) -> None:
-    """Raise ConfigError when a `--config key=value` item of the command line `argv` names a key twice inside its
-    value (`analyses={permutations: 10, permutations: 20}`), which Snakemake's parser resolves silently."""
+    """Raise ConfigError when the `--config key=value` items of the command line `argv` name a key twice, or one
+    names a key twice inside its value (`analyses={permutations: 10, permutations: 20}`): Snakemake's parser keeps
+    the last without a word."""
     items, inside = [], False
     for arg in argv:
         if arg == "--config" or arg == "-C":
@@ -162,6 +163,13 @@ def check_config_args(argv: list[str]) -> None:
             inside = False
         elif inside and "=" in arg:
             items.append(arg)
+    keys = [item.split("=", 1)[0] for item in items]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ConfigError(
+            f"--config names {', '.join(map(repr, repeated[:5]))} more than once (Snakemake would keep the last); "
+            "give each key once"
+        )
     for item in items:
         key, value = item.split("=", 1)
         try:

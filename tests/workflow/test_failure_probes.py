@@ -313,3 +313,8 @@ def test_a_different_effective_thread_count_reruns_the_jobs_it_changes(tmp_path)
     more = snakemake(tmp_path, files["model"], "--cores", "2", "--dry-run", "--quiet", "host")  # the train job gets 2
     assert more.returncode == 0 and re.search(r"^train\s+1$", more.stdout, flags=re.M), more.stdout[-2000:]
     assert not re.search(r"^preprocess\s+\d", more.stdout, flags=re.M) and "params" in more.stdout  # the reason
+
+
+def test_a_config_key_repeated_on_the_command_line_is_refused(tmp_path):
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
+    _refused(tmp_path, config, "--config names 'seeds' more than once", args=("--config", "seeds=[0]", "seeds=[1]"))
