@@ -8,12 +8,16 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
-# A YAML syntax error in the config file should name its line (Snakemake's own message names neither file nor line).
+# A YAML syntax error or a duplicate key in a config file should name its line (Snakemake's own message names neither
+# file nor line, and its loader keeps the last of two equal keys).
 sys.path.insert(0, f"{workflow.basedir}/src")
-from attnexp.config import ConfigError, check_config_syntax
+from attnexp.config import ConfigError, check_config_args, check_config_syntax
 
 try:
-    check_config_syntax("config/config.yaml")
+    # the default config file and every --configfile; a key given twice is refused too (YAML keeps the last)
+    for path in ["config/config.yaml", *workflow.config_settings.configfiles]:
+        check_config_syntax(path)
+    check_config_args(sys.argv)  # a key given twice inside one --config value
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 

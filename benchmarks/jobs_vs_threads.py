@@ -18,6 +18,8 @@ from pathlib import Path
 
 import torch
 
+from attnexp.io import write_parquet
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -71,7 +73,7 @@ def main() -> None:
         for name in args.datasets:
             instances, meta = preprocess(get_dataset(name), args.raw_dir)
             path = str(Path(tmp) / f"{name}.parquet")
-            subset(instances, args.max_train).to_parquet(path)
+            write_parquet(path, subset(instances, args.max_train))
             for encoder in args.encoders:
                 start = time.perf_counter()
                 pool.starmap(train_once, [(path, meta, encoder, [seed], 1) for seed in (0, 1)])

@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from attnexp.io import write_csv, write_parquet
+
 PAIRS = ("attn_grad", "attn_loo", "grad_loo", "attn_ig", "ig_loo", "grad_ig")
 MEASURES = ("attention", "gradient", "loo", "ig")
 
@@ -86,7 +88,7 @@ def write_fake_model(
     folder = root / "results" / "analyses" / dataset / f"{encoder}-{attention}" / f"seed{seed}"
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in fake_analyses(instances, len(meta["classes"]), rng).items():
-        frame.to_parquet(folder / f"{name}.parquet", index=False)
+        write_parquet(folder / f"{name}.parquet", frame)
     recovery = pd.DataFrame(
         [
             {
@@ -102,7 +104,7 @@ def write_fake_model(
             for m in MEASURES
         ]
     )
-    recovery.to_csv(folder / "rationale_recovery.csv", index=False)
+    write_csv(folder / "rationale_recovery.csv", recovery)
     model = root / "results" / "models" / dataset / f"{encoder}-{attention}" / f"seed{seed}"
     model.mkdir(parents=True, exist_ok=True)
     metric = {
@@ -126,5 +128,5 @@ def write_fake_dataset(
     meta = fake_meta(dataset, task, classes, rng)
     instances = fake_instances(n, len(classes), rng)
     (folder / "meta.json").write_text(json.dumps(meta))
-    instances.to_parquet(folder / "instances.parquet", index=False)
+    write_parquet(folder / "instances.parquet", instances)
     return meta, instances

@@ -97,7 +97,7 @@ def test_flipped_bytes_in_checkpoints_and_tables_are_caught(tmp_path):
             with pytest.raises(CorruptFileError) as err:
                 read(path)
             caught += 1
-            assert str(path) in str(err.value) and "delete it and rerun" in str(err.value)
+            assert str(path) in str(err.value) and "--forcerun" in str(err.value)
             assert "weights_only" not in str(err.value)
             path.write_bytes(original)
     assert caught == tried > 20
@@ -118,5 +118,5 @@ def test_damaged_files_without_a_checksum_are_named(tmp_path, name):
         read = io.read_json
     with pytest.raises(CorruptFileError) as err:
         read(path)
-    assert str(path) in str(err.value) and "delete it and rerun" in str(err.value)
+    assert str(path) in str(err.value) and "--forcerun" in str(err.value)
     assert "weights_only" not in str(err.value)

@@ -6,9 +6,11 @@ package (`attnexp/config.schema.yaml`, read with importlib.resources), so valida
 
 import functools
 import importlib.resources
+import itertools
 import math
 import os
 import re
+import reprlib
 from collections.abc import Iterable
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -23,8 +25,10 @@ from attnexp.errors import ConfigError
 __all__ = [
     "PACKAGED_SCHEMA",
     "ConfigError",
+    "check_config_args",
     "check_config_syntax",
     "coerce_by_schema",
+    "config_warnings",
     "load_config_file",
     "load_schema",
     "schema_problems",
@@ -107,21 +111,99 @@ def _non_finite(value, path=()) -> list[str]:
     return []
 
 
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping names the same key twice (YAML would silently keep the last)."""
+
+
+def _unique_keys(loader_class: type) -> type:
+    """`loader_class` refusing a mapping that names a key twice (PyYAML keeps the last one without a word)."""
+
+    class Loader(loader_class):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                if hasattr(self, "flatten_mapping"):  # merge keys (<<); BaseLoader has none
+                    self.flatten_mapping(node)
+                seen: set = set()
+                for key_node, _ in node.value:
+                    key = self.construct_object(key_node, deep=True)
+                    if isinstance(key, str | int | float | bool) and key in seen:
+                        raise DuplicateKeyError(
+                            problem=f"key {_short(key)} appears twice in one mapping (YAML would keep the last)",
+                            problem_mark=key_node.start_mark,
+                        )
+                    seen.add(key) if isinstance(key, str | int | float | bool) else None
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
+_SAFE_UNIQUE = _unique_keys(yaml.SafeLoader)
+_BASE_UNIQUE = _unique_keys(yaml.BaseLoader)  # Snakemake parses `--config` values with BaseLoader
+
+
 def check_config_syntax(path: str | Path) -> None:
-    """Raise ConfigError naming the file, line and column when `path` exists but is not valid YAML (Snakemake's
-    own message names neither); a missing file is left to Snakemake."""
+    """Raise ConfigError naming the file, line and column when `path` exists but is not valid YAML or names a key
+    twice (Snakemake's own message names neither; its loader keeps the last duplicate); a missing file is left to
+    Snakemake."""
     if Path(path).is_file():
         load_config_file(path)
 
 
+def check_config_args(argv: list[str]) -> None:
+    """Raise ConfigError when the `--config key=value` items of the command line `argv` name a key twice, or one
+    names a key twice inside its value (`analyses={permutations: 10, permutations: 20}`): Snakemake's parser keeps
+    the last without a word."""
+    items, inside = [], False
+    for arg in argv:
+        if arg == "--config" or arg == "-C":
+            inside = True
+        elif arg.startswith("--config="):
+            items.append(arg.removeprefix("--config="))
+        elif arg.startswith("-"):
+            inside = False
+        elif inside and "=" in arg:
+            items.append(arg)
+    keys = [item.split("=", 1)[0] for item in items]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ConfigError(
+            f"--config names {', '.join(map(repr, repeated[:5]))} more than once (Snakemake would keep the last); "
+            "give each key once"
+        )
+    for item in items:
+        key, value = item.split("=", 1)
+        try:
+            yaml.load(value, Loader=_BASE_UNIQUE)
+        except DuplicateKeyError as err:
+            raise ConfigError(f"--config {_clip(key, 60)}=...: {err.problem}; give each key once") from None
+        except yaml.YAMLError:
+            pass  # Snakemake reads it as a plain string
+
+
 def load_config_file(path: str | Path) -> dict:
-    """A YAML config file; a syntax error names the file, line and column."""
+    """A YAML config file; a syntax error or a key given twice names the file, line and column."""
     try:
-        return yaml.safe_load(Path(path).read_text()) or {}
+        return yaml.load(Path(path).read_text(), Loader=_SAFE_UNIQUE) or {}
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
-        raise ConfigError(f"{where}: YAML syntax error: {err.problem or err}; fix the file and run again") from None
+        kind = "duplicate key" if isinstance(err, DuplicateKeyError) else "YAML syntax error"
+        raise ConfigError(f"{where}: {kind}: {err.problem or err}; fix the file and run again") from None
+
+
+_REPR = reprlib.Repr()  # keyword arguments only from Python 3.12
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 6, 6, 80, 80, 40
+MAX_PROBLEMS = 20  # problems listed at most
+MAX_MESSAGE = 400  # characters of one problem (a YAML alias bomb expands to hundreds of megabytes)
+
+
+def _short(value) -> str:
+    """`repr(value)`, cut to a readable length."""
+    return _REPR.repr(value)
+
+
+def _clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _with_defaults(validator_class):
@@ -151,18 +233,17 @@ def _describe(error: jsonschema.ValidationError) -> str:
         extra = sorted(set(error.instance) - set(allowed))
         where = f" under '{key}'" if error.absolute_path else ""
         hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
-        return f"unknown config key(s) {', '.join(map(repr, extra))}{where}{hint}"
+        return _clip(f"unknown config key(s) {', '.join(map(_short, extra))}{where}{hint}")
     if error.validator == "enum":
-        return (
-            f"config key '{key}': {error.instance!r} is not allowed; choose one of {', '.join(map(str, error.validator_value))}"
-        )
+        choices = _clip(", ".join(map(str, error.validator_value)))
+        return f"config key '{key}': {_short(error.instance)} is not allowed; choose one of {choices}"
     if error.validator == "minItems":
         return f"config key '{key}' is empty; list at least {error.validator_value} value(s)"
     if error.validator == "required":
-        return f"{error.message} (at '{key}')"
+        return f"{_clip(error.message)} (at '{key}')"
     if error.validator == "type":
-        return f"config key '{key}': {error.instance!r} should be of type {error.validator_value}"
-    return f"config key '{key}': {error.message}"
+        return f"config key '{key}': {_short(error.instance)} should be of type {error.validator_value}"
+    return f"config key '{key}': {_clip(error.message)}"
 
 
 @functools.cache
@@ -193,7 +274,8 @@ def schema_problems(config: dict, schema_path: str | Path | Traversable | None =
     config.clear()
     config.update(coerced)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
-    return sorted({*_non_finite(config), *(_describe(e) for e in validator.iter_errors(config))})
+    problems = sorted({*_non_finite(config), *(_describe(e) for e in itertools.islice(validator.iter_errors(config), 50))})
+    return problems[:MAX_PROBLEMS] + (["... and more problems"] if len(problems) > MAX_PROBLEMS else [])
 
 
 def validate_config(config: dict, schema_path: str | Path | Traversable | None = None) -> dict:
@@ -219,6 +301,13 @@ def _semantic_problems(config: dict) -> list[str]:
         sub = config.get("synthetic", {}).get(family, {})
         if sub.get("min_len", 0) > sub.get("max_len", 10**9):
             problems.append(f"config key 'synthetic.{family}': min_len {sub['min_len']} exceeds max_len {sub['max_len']}")
+    for name, declaration in config.get("user_datasets", {}).items():
+        low, high = declaration.get("length_bounds", [None, None])
+        if low is not None and high is not None and high - low < 2:
+            problems.append(
+                f"config key 'user_datasets.{name}.length_bounds': [{low}, {high}] keeps no text (the bounds are "
+                "exclusive: low < tokens < high); give low + 2 <= high, or null for no bound"
+            )
     unknown = sorted(set(config.get("hyperparameters", {})) - set(DATASETS))
     if unknown:
         problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
@@ -230,6 +319,7 @@ def _semantic_problems(config: dict) -> list[str]:
             "each attention head gets width / n_heads dimensions"
         )
     problems += _directory_problems(config)
+    problems += _contradictions(config)
     problems += _hf_problems(config)
     problems += _az_problems(config.get("az", {}))
     return problems
@@ -242,6 +332,43 @@ def _az_problems(az: dict) -> list[str]:
 
         return [f"config key 'az.gradient': {SHIFT_INVARIANT_GRAD.removeprefix('az.gradient: ')}"]
     return []
+
+
+def _contradictions(config: dict) -> list[str]:
+    """Settings that ask for two things at once."""
+    problems = []
+    if config.get("gpu_jobs") is True and config.get("device") == "cpu":
+        problems.append(
+            "config key 'gpu_jobs': true makes the GPU-capable jobs request a GPU, but device: cpu computes on the CPU; "
+            "set device: cuda (or auto), or gpu_jobs: null"
+        )
+    hf = config.get("hf", {})
+    if hf.get("datasets") and not hf.get("models"):
+        problems.append(
+            f"config key 'hf.models' is empty, but hf.datasets lists {_short(hf['datasets'])}; add a model under "
+            "hf.models, or set hf.datasets: [] to switch the Hugging Face stage off"
+        )
+    linzen = config.get("az", {}).get("linzen_path")
+    if isinstance(linzen, str) and not Path(os.path.expandvars(linzen)).expanduser().exists():
+        problems.append(
+            f"config key 'az.linzen_path': file {_short(linzen)} does not exist (relative paths start at the working "
+            "directory); give the path of agr_50_mostcommon_10K.tsv(.gz), or null to leave linzen_agreement out"
+        )
+    return problems
+
+
+def config_warnings(config: dict) -> list[str]:
+    """What a validated `config` asks for that cannot happen but stops nothing (printed before any job runs)."""
+    chosen = [m for m in config["figures"]["models"] if m != "all"]
+    grid = {f"{e}-{a}" for e in config["encoders"] for a in config["attentions"]}
+    outside = [m for m in chosen if m not in grid]
+    if not outside or "all" in config["figures"]["models"]:
+        return []
+    return [
+        f"config key 'figures.models': {', '.join(outside)} not in the grid (encoders x attentions: "
+        f"{', '.join(sorted(grid))}), so no per-model figure is drawn for {'it' if len(outside) == 1 else 'them'}; "
+        "add the encoder / attention to the grid, or list grid models (or [all])"
+    ]
 
 
 def _directory_problems(config: dict) -> list[str]:

@@ -2,8 +2,9 @@
 
 Files land with the permissions the umask gives (a shared results folder stays readable by collaborators).
 Checkpoints and tables (`write_parquet`, `write_csv`, `write_bytes(..., checksum=True)`) also get a sidecar
-`<file>.sha256` in `sha256sum` format, which the readers here verify, so a flipped byte is caught instead of
-silently changing the numbers.
+`<file>.sha256` in `sha256sum` format, which the readers here verify (`read_parquet`, `read_csv`,
+`models.checkpoint.read_checkpoint`), so a flipped byte is caught instead of silently changing the numbers; a
+file they read must have its sidecar (write it with these writers).
 """
 
 import hashlib
@@ -23,7 +24,14 @@ import yaml
 from attnexp.errors import CorruptFileError
 from attnexp.paths import checksum_file
 
-REBUILD = "delete it and rerun snakemake, which rebuilds it (and what depends on it)"
+
+def rebuild(path: str | os.PathLike) -> str:
+    """How to rebuild `path` and everything made from it. Snakemake (since 7.7) does not rebuild a deleted
+    intermediate file whose dependents exist, nor a damaged one: the file must be forced (README "Rebuilding a file")."""
+    return (
+        f"rebuild it and what depends on it with `snakemake --cores 1 --forcerun {path}` (run where you ran the "
+        "workflow; add your --configfile after it)"
+    )
 
 
 def _umask() -> int:
@@ -61,16 +69,21 @@ def sha256(path: str | os.PathLike) -> str:
 
 
 def verify_checksum(path: str | os.PathLike) -> None:
-    """Raise CorruptFileError when `path` no longer matches the sha256 recorded beside it when it was written
-    (files written before checksums were recorded have none and are not checked)."""
+    """Raise CorruptFileError when `path` no longer matches the sha256 recorded beside it when it was written, or
+    when that record is missing (a deleted sidecar would otherwise turn verification off)."""
     sidecar = Path(checksum_file(str(path)))
     if not sidecar.exists():
-        return
+        if not Path(path).exists():
+            raise FileNotFoundError(path)
+        raise CorruptFileError(
+            f"{path} has no checksum file {sidecar.name} beside it (deleted, or the file was copied without it), so "
+            f"its content cannot be verified. Do not use it: {rebuild(path)}."
+        )
     expected = sidecar.read_text().split()[0] if sidecar.read_text().strip() else ""
     if sha256(path) != expected:
         raise CorruptFileError(
             f"{path} is corrupt: its sha256 differs from the one recorded in {sidecar.name} when it was written "
-            f"(a damaged disk, copy or edit). Do not use it: {REBUILD}."
+            f"(a damaged disk, copy or edit). Do not use it: {rebuild(path)}."
         )
 
 
@@ -95,7 +108,7 @@ def read_json(path: str | os.PathLike) -> Any:
     try:
         return json.loads(Path(path).read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise CorruptFileError(f"{path} is not valid JSON ({err}); the file is damaged or truncated: {REBUILD}.") from None
+        raise CorruptFileError(f"{path} is not valid JSON ({err}); the file is damaged or truncated: {rebuild(path)}.") from None
 
 
 def write_yaml(path: str | os.PathLike, obj: Any) -> None:
@@ -116,7 +129,7 @@ def read_parquet(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
         if isinstance(err, FileNotFoundError):
             raise
         raise CorruptFileError(
-            f"{path} cannot be read as Parquet ({err}); the file is damaged or truncated: {REBUILD}."
+            f"{path} cannot be read as Parquet ({err}); the file is damaged or truncated: {rebuild(path)}."
         ) from None
 
 
@@ -131,7 +144,7 @@ def read_csv(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
     try:
         return pd.read_csv(path, **kwargs)
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise CorruptFileError(f"{path} cannot be read as CSV ({err}); the file is damaged: {REBUILD}.") from None
+        raise CorruptFileError(f"{path} cannot be read as CSV ({err}); the file is damaged: {rebuild(path)}.") from None
 
 
 def to_bytes(save, obj: Any) -> bytes:

@@ -11,6 +11,7 @@ import yaml
 from attnexp import paths
 from attnexp.data.batching import collate
 from attnexp.data.preprocess import split_frame
+from attnexp.io import to_bytes, write_bytes
 from attnexp.models.checkpoint import load_model, save_model, write_run
 from attnexp.models.classifier import AttentionClassifier
 from attnexp.models.train import build_model
@@ -47,7 +48,8 @@ def test_checkpoints_without_a_kind_still_load(planted_sentiment, tmp_path):
     instances, meta = planted_sentiment
     batch = collate(split_frame(instances, "test").iloc[:6])
     for kind, model in _models(meta).items():
-        torch.save({"config": asdict(model.config), "state_dict": model.state_dict(), "extra": {}}, tmp_path / "old.pt")
+        old = {"config": asdict(model.config), "state_dict": model.state_dict(), "extra": {}}
+        write_bytes(tmp_path / "old.pt", to_bytes(torch.save, old), checksum=True)  # a reader needs the sidecar
         loaded = load_model(tmp_path / "old.pt")
         assert isinstance(loaded, {"classifier": AttentionClassifier, "transformer": TransformerClassifier}[kind])
         assert _same_outputs(model, loaded, batch)
@@ -56,10 +58,12 @@ def test_checkpoints_without_a_kind_still_load(planted_sentiment, tmp_path):
 def test_an_unknown_kind_is_a_clear_error(planted_sentiment, tmp_path):
     model = _models(planted_sentiment[1])["classifier"]
     path = tmp_path / "guided.pt"
-    torch.save({"kind": "guided", "config": asdict(model.config), "state_dict": model.state_dict(), "extra": {}}, path)
+    guided = {"kind": "guided", "config": asdict(model.config), "state_dict": model.state_dict(), "extra": {}}
+    write_bytes(path, to_bytes(torch.save, guided), checksum=True)
     with pytest.raises(ValueError, match=r"guided\.pt holds a 'guided' model.*attnexp\.analyses\.wp"):
         load_model(path)
-    torch.save({"kind": "mystery", "config": asdict(model.config), "state_dict": {}, "extra": {}}, path)
+    mystery = {"kind": "mystery", "config": asdict(model.config), "state_dict": {}, "extra": {}}
+    write_bytes(path, to_bytes(torch.save, mystery), checksum=True)
     with pytest.raises(ValueError, match="'mystery' model.*the loader of the code that saved it"):
         load_model(path)
 
@@ -74,7 +78,7 @@ def test_write_run_writes_the_run_files(planted_sentiment, tmp_path):
     checksums = [paths.checksum_file(name) for name in ("model.pt", "train_log.csv")]
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted([*paths.RUN_FILES.values(), *checksums])
     assert (tmp_path / "run/metrics.json").read_text() == json.dumps(metrics, indent=2, sort_keys=True) + "\n"
-    recorded = {**run_config, "code_version": code_version()}
+    recorded = {**run_config, "threads": torch.get_num_threads(), "code_version": code_version()}
     assert yaml.safe_load((tmp_path / "run/config.yaml").read_text()) == recorded
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "run/train_log.csv"), history.drop(columns="seconds"))
     assert json.loads((tmp_path / "run/timings.json").read_text()) == {"seconds_per_epoch": [0.1, 0.2]}

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from attnexp.analyses.az.run import IMPORTANCES, METHODS
+from attnexp.io import write_csv, write_parquet
 from attnexp.report import az
 from attnexp.report.style import FigureStyle
 
@@ -32,8 +33,8 @@ def combined(tmp_path):
         + [{"task": "syn_agreement", "method": i, "layer": 0} for i in IMPORTANCES]
     )
     recovery = recovery.assign(n_seeds=1, top1=0.5, mrr=0.75, share=0.25, top1_seed_std=0.0, n=20)
-    summary.to_csv(tmp_path / "summary.csv", index=False)
-    recovery.to_csv(tmp_path / "recovery.csv", index=False)
+    write_csv(tmp_path / "summary.csv", summary)
+    write_csv(tmp_path / "recovery.csv", recovery)
     return summary, recovery
 
 
@@ -88,7 +89,7 @@ def test_cls_maps_pick_a_correct_and_a_wrong_example(tmp_path):
         }
     )
     assert list(az.picked_examples(relevance)["instance_id"]) == ["a", "b"]
-    relevance.to_parquet(tmp_path / "relevance.parquet")
+    write_parquet(tmp_path / "relevance.parquet", relevance)
     (tmp_path / "meta.json").write_text('{"vocab": ["<pad>", "<unk>", "<s>", "x", "y", "z", "w", "v", "u"]}')
     outputs = {"png": tmp_path / "maps.png", "pdf": tmp_path / "maps.pdf"}
     az.write_cls_maps(

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from attnexp import paths
+from attnexp.io import write_parquet
 from attnexp.report import comparison
 from attnexp.report import published as published_values_file
 from attnexp.report.tables import seed_interval
@@ -182,9 +183,8 @@ def test_the_workflow_entry_writes_every_format_and_an_empty_grid_gives_a_valid_
         folder.mkdir()
         (folder / "metrics.json").write_text(json.dumps({"f1_positive": f1}))
         (folder / "config.yaml").write_text(yaml.safe_dump(run_config()))
-        fake_analyses(fake_instances(20, 2, np.random.default_rng(seed)), 2, np.random.default_rng(seed))["kendall"].to_parquet(
-            folder / "kendall.parquet"
-        )
+        kendall = fake_analyses(fake_instances(20, 2, np.random.default_rng(seed)), 2, np.random.default_rng(seed))["kendall"]
+        write_parquet(folder / "kendall.parquet", kendall)
         files = {k: str(folder / f"{k}.{ext}") for k, ext in (("metrics", "json"), ("config", "yaml"), ("kendall", "parquet"))}
         models.append({"dataset": "sst", "encoder": "lstm", "attention": "tanh", "seed": seed, **files})
     metas = {"sst": tmp_path / "meta.json"}

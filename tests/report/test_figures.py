@@ -6,6 +6,7 @@ import pytest
 from PIL import Image
 
 from attnexp import paths
+from attnexp.io import write_csv
 from attnexp.pipeline.settings import FigureLook
 from attnexp.report import style
 from attnexp.report.heatmap import layout_words
@@ -79,8 +80,8 @@ def test_summary_figures_render(workdir, tmp_path):
         for m in models
     ]
     classes = {d: c for d, (_, c) in DATASETS.items()}
-    tables.table2(labelled, classes, bootstrap_options={"n_resamples": 100}).to_csv(tmp_path / "t2.csv", index=False)
-    tables.cross_measure(labelled, bootstrap_options={"n_resamples": 100}).to_csv(tmp_path / "cm.csv", index=False)
+    write_csv(tmp_path / "t2.csv", tables.table2(labelled, classes, bootstrap_options={"n_resamples": 100}))
+    write_csv(tmp_path / "cm.csv", tables.cross_measure(labelled, bootstrap_options={"n_resamples": 100}))
     figures = {
         "tanh": {
             name: {fmt: tmp_path / p for fmt, p in paths.jw_summary_figure_files("tanh", name).items()}

@@ -27,7 +27,7 @@ def _jobs(output: str) -> list[dict]:
 
 
 def test_dry_run_shows_configured_threads_and_gpu_requests(tmp_path):
-    config = tiny_config(threads={"train": 2, "analysis": 3}, gpu_jobs=True, device="cpu")
+    config = tiny_config(threads={"train": 2, "analysis": 3}, gpu_jobs=True, device="cuda")  # not checked here
     result = snakemake(tmp_path, "--dry-run", "--cores", "4", "--forceall", "--quiet", "host", config=config, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     jobs = _jobs(result.stdout + result.stderr)

@@ -53,6 +53,7 @@ rule az_analyse:
         **RESOURCES["heavy"],
         **GPU,
     params:
+        torch_threads=THREADS["analysis"],
         settings=settings(job.AZAnalysisSettings),
     script:
         "../scripts/az_analyse.py"

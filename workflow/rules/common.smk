@@ -7,7 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from attnexp import paths
-from attnexp.config import ConfigError, validate_config
+from attnexp.config import ConfigError, config_warnings, validate_config
 from attnexp.datasets.acquire import DOWNLOADS
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
@@ -17,6 +17,8 @@ from attnexp.pipeline.plan import AZ_FIGURES, AZ_TABLES, Plan
 try:
     validate_config(config)
     PLAN = Plan.from_config(config, basedir=workflow.basedir)
+    for warning in config_warnings(config):
+        print(f"Warning: {warning}", file=sys.stderr)
 except ConfigError as err:
     raise WorkflowError(
         f"{err}\nFix config/config.yaml (or the file given with --configfile)."

@@ -38,6 +38,7 @@ rule hf_model:
         **RESOURCES["heavy"],
         **GPU,
     params:
+        torch_threads=THREADS["train"],
         settings=settings(job.HFRunSettings),
     script:
         "../scripts/hf_model.py"
@@ -60,6 +61,7 @@ rule hf_az:
         **RESOURCES["heavy"],
         **GPU,
     params:
+        torch_threads=THREADS["analysis"],
         settings=settings(job.AZAnalysisSettings),
     script:
         "../scripts/az_analyse.py"
@@ -82,6 +84,7 @@ rule hf_analyze:
         **RESOURCES["heavy"],
         **GPU,
     params:
+        torch_threads=THREADS["analysis"],
         settings=settings(job.AnalyzeSettings),
     script:
         "../scripts/analyze.py"

@@ -17,6 +17,7 @@ rule analyze:
         **RESOURCES["analysis"],
         **GPU,
     params:
+        torch_threads=THREADS["analysis"],
         settings=settings(job.AnalyzeSettings),
     script:
         "../scripts/analyze.py"

@@ -1,7 +1,7 @@
 # What a job asks the scheduler for: mem_mb in MB and runtime in minutes (`resources: **RESOURCES["small"]`),
 # threads per kind of job (config `threads`), and gpu=1 on the GPU-capable jobs.
 from attnexp.datasets import get_dataset
-from attnexp.models.device import gpu_jobs
+from attnexp.models.device import effective_threads, gpu_jobs
 
 
 # Generated data is tiny, real corpora (IMDB, SNLI, CNN) need more; `attempt` (1, 2, ...) grows the request
@@ -37,4 +37,12 @@ except ConfigError as err:
     raise WorkflowError(
         f"{err}\nFix config/config.yaml (or the file given with --configfile)."
     ) from None
-THREADS = config["threads"]
+# The threads a job really gets: Snakemake scales a job's threads down to --cores (and --max-threads). A different
+# count can change float rounding (torch's parallel reductions), so every threaded rule also has it as a param
+# (`torch_threads=`): a run under other --cores reruns exactly the jobs whose count it changes, and byte-identity holds
+# for the same config, seed and effective thread count (recorded as `threads` in each run's config.yaml).
+THREADS = effective_threads(
+    config["threads"],
+    workflow._cores,
+    getattr(workflow.resource_settings, "max_threads", None),
+)

@@ -21,6 +21,7 @@ rule train:
         **RESOURCES["train"],
         **GPU,
     params:
+        torch_threads=THREADS["train"],
         settings=settings(job.TrainSettings),
     script:
         "../scripts/train.py"
@@ -44,6 +45,7 @@ rule train_transformer:
         **RESOURCES["heavy"],
         **GPU,
     params:
+        torch_threads=THREADS["train"],
         settings=settings(job.TransformerSettings),
     script:
         "../scripts/train_transformer.py"

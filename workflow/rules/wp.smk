@@ -17,6 +17,7 @@ rule wp_train:
         **RESOURCES["analysis"],
         **GPU,
     params:
+        torch_threads=THREADS["train"],
         settings=settings(job.WPRunSettings),
     script:
         "../scripts/wp_train.py"
@@ -36,6 +37,7 @@ rule wp_adversary:
         **RESOURCES["heavy"],
         **GPU,
     params:
+        torch_threads=THREADS["train"],
         settings=settings(job.WPRunSettings),
     script:
         "../scripts/wp_adversary.py"
@@ -73,6 +75,7 @@ rule wp_jw_adversary:
         **RESOURCES["analysis"],
         **GPU,
     params:
+        torch_threads=THREADS["analysis"],
         settings=settings(job.WPAnalysisSettings),
     script:
         "../scripts/wp_jw_adversary.py"

@@ -14,6 +14,8 @@ import pandas as pd
 from attnexp.data.vocab import build_vocabulary, encode
 from attnexp.datasets import DatasetSpec
 from attnexp.datasets.acquire import resolve_files, verify_files
+from attnexp.datasets.user import BUILTIN
+from attnexp.errors import DataError
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 
 SPLITS = ("train", "dev", "test")
@@ -41,6 +43,25 @@ def length_filter(lengths: pd.Series, bounds: tuple[int | None, int | None], imp
     if high is not None:
         keep &= lengths < high
     return keep
+
+
+def _check_splits_left(spec: DatasetSpec, before: dict[str, int], after: dict[str, int]) -> None:
+    """Raise DataError naming the dataset, the split and the setting when a split has no instance left."""
+    empty = [s for s in SPLITS if not after[s]]
+    if not empty:
+        return
+    counts = ", ".join(f"{s}: {before[s]} -> {after[s]}" for s in SPLITS)
+    if spec.task == "bc" and any(before[s] for s in empty):
+        low, high = spec.length_bounds
+        user = spec.name not in BUILTIN
+        where = f"config key 'user_datasets.{spec.name}.length_bounds'" if user else f"{spec.name}'s length_bounds"
+        fix = (
+            f"the length filter (keep {low if low is not None else '-inf'} < tokens < {high if high is not None else 'inf'}) "
+            f"removed every {', '.join(empty)} instance (rows per split before -> after: {counts}); widen {where}"
+        )
+    else:
+        fix = f"the data has no {', '.join(empty)} instance (rows per split: {counts}); add rows, or check the split column"
+    raise DataError(f"dataset {spec.name}: {fix}")
 
 
 def preprocess(
@@ -127,6 +148,7 @@ def preprocess_files(
             [length_filter(part["length"], spec.length_bounds, implicit_extremes) for _, part in out.groupby("split")]
         )
         out = out[keep.reindex(out.index)]
+    _check_splits_left(spec, before_filter, {s: int((out["split"] == s).sum()) for s in SPLITS})
     parts = [out[out["split"] == "train"]]
     parts += [out[out["split"] == s].sort_values("length", kind="stable") for s in ("dev", "test")]
     out = pd.concat(parts, ignore_index=True)

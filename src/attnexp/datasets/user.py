@@ -322,6 +322,7 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
         return problems
     if declaration.get("split_column") and not declaration.get("path"):
         problems.append(f"config key '{key}.split_column': only with one `path`; with `files` each file is a split")
+    problems += _shared_file_problems(key, declared_files(declaration))
     labels, splits = set(), set()
     for role, path in declared_files(declaration).items():
         where = f"config key '{key}." + ("path'" if role == "all" else f"files.{role}'")
@@ -331,16 +332,22 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
         try:
             fmt = file_format(path, declaration.get("format"))
             header = read_header(path, fmt)
-        except ValueError as err:
-            problems.append(f"{where}: {err}")
+        except _READ_ERRORS as err:
+            problems.append(f"{where}: {_read_problem(path, err)}")
             continue
         columns = _columns(declaration)
         absent = [f"{column!r} ({what})" for what, column in columns.items() if column not in header]
         if absent:
             problems.append(f"{where}: column(s) {', '.join(absent)} not in {path}; its columns are: {', '.join(header)}")
             continue
-        used = list(dict.fromkeys([columns["label"]] + ([columns["split"]] if "split" in columns else [])))
-        values = read_columns(path, fmt, used)
+        try:  # every used column: the jobs decode each cell they keep
+            values = read_columns(path, fmt, list(dict.fromkeys(columns.values())))
+        except _READ_ERRORS as err:
+            problems.append(f"{where}: {_read_problem(path, err)}")
+            continue
+        if not values[columns["label"]]:
+            problems.append(f"{where}: {path} has a header but no data rows; give a file with at least one row per class")
+            continue
         if "" in values[columns["label"]]:
             row = values[columns["label"]].index("")
             problems.append(f"{where}: {path} has an empty {columns['label']!r} (label) in data row {row + 1}")
@@ -359,9 +366,52 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
     return problems
 
 
+def _shared_file_problems(key: str, files: Mapping[str, str]) -> list[str]:
+    """Splits given the same file: the model would be selected or tested on its training data."""
+    seen: dict[Path, str] = {}
+    problems = []
+    for role in sorted(files, key=["all", "train", "dev", "test"].index):
+        real = Path(files[role]).resolve()
+        if real in seen:
+            problems.append(
+                f"config key '{key}.files': {role} and {seen[real]} are the same file ({files[role]}), so the model "
+                f"would be {'tested' if role == 'test' else 'selected'} on rows it has already seen; give separate "
+                f"files, or set {role}: null to carve it out of train"
+            )
+        seen.setdefault(real, role)
+    return problems
+
+
+_READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
+
+
+def _read_problem(path: str | Path, err: Exception) -> str:
+    """What went wrong reading a declared file, and the fix."""
+    if isinstance(err, UnicodeDecodeError):
+        return (
+            f"{path} is not UTF-8 text ({err.reason} at byte {err.start} of a cell: {err.object[err.start : err.end]!r}); "
+            f"save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8 {Path(path).name} > new.csv`)"
+        )
+    kind = compression(path)
+    if kind and isinstance(err, OSError | EOFError | zipfile.BadZipFile | tarfile.TarError | lzma.LZMAError):
+        return f"{path} cannot be read as a {kind} file ({err}); check that it is not truncated, or rename it to its real type"
+    fix = "fix the line or the file's quoting" if isinstance(err, ValueError) else "check that it is a readable file"
+    return f"{path} cannot be read ({err}); {fix}"
+
+
 def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | None) -> list[str]:
     if not labels:
         return []
+    alike: dict[str, list[str]] = {}
+    for label in sorted(labels):
+        alike.setdefault(label.strip().casefold(), []).append(label)
+    clashes = [group for group in alike.values() if len(group) > 1]
+    if clashes:
+        shown = "; ".join(" vs ".join(repr(label) for label in group) for group in clashes[:5])
+        return [
+            f"config key '{key}.label': label values that differ only by case or surrounding spaces would become "
+            f"separate classes ({shown}); write each class one way in the file"
+        ]
     shown = ", ".join(sorted(labels)[:10]) + (", ..." if len(labels) > 10 else "")
     if classes:
         if task == "bc" and len(classes) != 2:

@@ -14,7 +14,7 @@ import pandas as pd
 import torch
 
 from attnexp.errors import CorruptFileError
-from attnexp.io import REBUILD, to_bytes, verify_checksum, write_bytes, write_csv, write_json, write_yaml
+from attnexp.io import rebuild, to_bytes, verify_checksum, write_bytes, write_csv, write_json, write_yaml
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.interface import AttentionModel
 from attnexp.models.transformer import TransformerClassifier, TransformerConfig
@@ -44,7 +44,7 @@ def read_checkpoint(path) -> dict:
     except (RuntimeError, OSError, EOFError, KeyError, ValueError, pickle.UnpicklingError, zipfile.BadZipFile) as err:
         raise CorruptFileError(
             f"{path} is not a readable checkpoint ({type(err).__name__}); it is damaged, truncated or not written "
-            f"by this workflow: {REBUILD}."
+            f"by this workflow: {rebuild(path)}."
         ) from None
 
 
@@ -81,9 +81,10 @@ def write_run(
 ) -> None:
     """One training run's files (keys of `attnexp.paths.RUN_FILES`), for every kind of run: the model with its run
     config (`save(model, path, extra)`; a Hugging Face model has its own format), the per-epoch log, the run config
-    (with the code version) and the test metrics; the per-epoch wall times (`history["seconds"]`) go to
-    `timings.json` alone, so every other file is byte-identical between runs."""
-    run_config = {**run_config, "code_version": code_version()}
+    (with the code version and the job's torch threads, which can change float rounding) and the test metrics; the
+    per-epoch wall times (`history["seconds"]`) go to `timings.json` alone, so every other file is byte-identical
+    between runs."""
+    run_config = {**run_config, "threads": torch.get_num_threads(), "code_version": code_version()}
     save(model, outputs["model"], extra={"run_config": run_config})
     write_csv(outputs["history"], history.drop(columns="seconds", errors="ignore"))
     write_yaml(outputs["config"], run_config)

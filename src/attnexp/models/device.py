@@ -63,6 +63,13 @@ def model_device(model):
     return next(iter(model.parameters()), torch.empty(0)).device
 
 
+def effective_threads(threads: dict[str, int], cores: int | None, max_threads: int | None = None) -> dict[str, int]:
+    """Threads per kind of job (config `threads`) as Snakemake grants them: capped at `cores` (--cores, None on a
+    cluster, where each job gets its own) and `max_threads` (--max-threads)."""
+    caps = [c for c in (cores, max_threads) if isinstance(c, int) and c > 0]
+    return {kind: min([n, *caps]) for kind, n in threads.items()}
+
+
 def set_threads(threads: int) -> None:
     """Give torch the job's thread count (Snakemake's `threads`); the ONE place jobs set it."""
     import torch

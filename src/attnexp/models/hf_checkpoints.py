@@ -5,10 +5,15 @@ a fallback to the cache's folder layout where that package is missing).
 """
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 __all__ = ["checkpoint_location_help", "checkpoint_problem", "checkpoint_problems"]
+
+# huggingface_hub's validate_repo_id: [namespace/]name of letters, digits, '-', '_', '.', at most 96 characters,
+# neither starting nor ending with '-' or '.', without '--' or '..'.
+_HUB_NAME = re.compile(r"(?!.*(--|\.\.))[A-Za-z0-9_.-]{1,96}(/[A-Za-z0-9_.-]{1,96})?")
 
 
 def _hub_cache() -> str:
@@ -39,6 +44,15 @@ def checkpoint_location_help(checkpoint: str) -> str:
     )
 
 
+def _valid_hub_name(name: str) -> bool:
+    parts = name.split("/")
+    return bool(_HUB_NAME.fullmatch(name)) and not any(p[:1] in "-." or p[-1:] in "-." for p in parts)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
 def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | None:
     """None if `checkpoint` (a directory or a hub name) can be loaded offline; otherwise what is missing and where to put it.
 
@@ -50,6 +64,12 @@ def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | N
         if missing:
             return f"hf checkpoint directory {path} has no {', '.join(missing)}; save the model there with save_pretrained"
         return None
+    if not path.exists() and not _valid_hub_name(checkpoint):
+        return (
+            f"hf checkpoint {_short(checkpoint)} is neither a local directory nor a valid hub name (letters, digits, "
+            "'-', '_', '.', one '/' between owner and name, no spaces); give the path of a save_pretrained directory "
+            "or a hub name such as 'distilbert-base-uncased'"
+        )
     if allow_download:
         return None
     if "/" in checkpoint and (checkpoint.startswith((".", "/", "~")) or path.suffix):

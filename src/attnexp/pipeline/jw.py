@@ -68,6 +68,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
             "classes": meta["classes"],
             "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),
             "adversary_hinge_epsilon": settings.adversary.hinge_epsilon(meta["task"]),
+            "threads": torch.get_num_threads(),  # a different count can change float rounding
             "code_version": code_version(),
         },
     )

@@ -54,6 +54,7 @@ RC_PARAMS = {
     "axes.linewidth": 0.6,
     "lines.linewidth": 1.2,
     "svg.fonttype": "none",
+    "text.parse_math": False,  # labels come from the data: a class named "$5" is text, not mathtext
 }
 
 

@@ -92,6 +92,20 @@ def column_alignment(display: pd.DataFrame) -> list[str]:
     return ["right" if len(display) and display[c].map(_is_number).all() else "left" for c in display.columns]
 
 
+def markdown_text(value) -> str:
+    """`value` as the text of one Markdown table cell: `|` and backslashes escaped (a `|V|` header would end its
+    cell), `<` and `>` as entities (Markdown passes raw HTML through), line breaks as spaces."""
+    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
+def markdown_cells(display: pd.DataFrame) -> pd.DataFrame:
+    """`display` with every header and cell escaped by `markdown_text` (labels come from the data)."""
+    escaped = display.map(markdown_text)
+    escaped.columns = [markdown_text(c) for c in display.columns]
+    return escaped
+
+
 def latex_symbols(text: str) -> str:
     """Unicode symbols of the display text as LaTeX commands (±, τ, −, ≤, –, Δ, ρ)."""
     for symbol, command in LATEX_SYMBOLS.items():
@@ -147,11 +161,11 @@ def write_table(
     write_csv(outputs["csv"], table)
     print(f"{outputs['csv']}: {len(table)} rows (+ {Path(outputs['md']).name}, {Path(outputs['tex']).name})", flush=True)
     markdown = (
-        display.to_markdown(index=False, disable_numparse=True, colalign=column_alignment(display))
+        markdown_cells(display).to_markdown(index=False, disable_numparse=True, colalign=column_alignment(display))
         if len(display)
         else "(no rows)"
     )
-    write_text(outputs["md"], f"{caption}\n\n{markdown}\n" if caption else f"{markdown}\n")
+    write_text(outputs["md"], f"{markdown_text(caption)}\n\n{markdown}\n" if caption else f"{markdown}\n")
     latex = display.to_latex(index=False, caption=caption or None, escape=True, longtable=len(display) > 40, na_rep=MISSING)
     write_text(outputs["tex"], latex_symbols(latex))
     if "html" in outputs:

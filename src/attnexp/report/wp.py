@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from attnexp.analyses.wp.settings import GUIDE_NAMES
-from attnexp.io import read_csv, read_json, read_parquet
+from attnexp.io import read_json, read_parquet
 from attnexp.report.style import (
     COLUMN_WIDTH,
     MAX_ATTENTION_BINS,
@@ -147,7 +147,7 @@ def write_uniform_table(
     *, base_metrics: Sequence[Path], uniform_metrics: Sequence[Path], reported: Path | None, outputs: Mapping[str, Path]
 ) -> pd.DataFrame:
     """uniform_table.{csv,md,tex}; `reported`: an optional CSV (dataset, f1) of J&W's Table 1 F1."""
-    reference = read_csv(reported).set_index("dataset")["f1"] if reported else None
+    reference = pd.read_csv(reported).set_index("dataset")["f1"] if reported else None  # a user's file: no sidecar
     table = uniform_table([read_json(p) for p in base_metrics], [read_json(p) for p in uniform_metrics], reference)
     return _write(table, outputs, "uniform_table")
 

@@ -11,6 +11,7 @@ import yaml
 
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.config import PACKAGED_SCHEMA, validate_config
+from attnexp.io import write_csv, write_parquet
 from attnexp.models.checkpoint import save_model
 from attnexp.pipeline.az import run_az_analyse, run_az_combine
 from attnexp.pipeline.settings import AZAnalysisSettings, TableSettings, az_settings
@@ -44,7 +45,7 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     )
     rows["instance_id"] = [f"x{i}" for i in range(len(rows))]
     rows["rationale"] = [[1] for _ in range(len(rows))]
-    rows.to_parquet(tmp_path / "instances.parquet")
+    write_parquet(tmp_path / "instances.parquet", rows)
     save_model(tiny_model(), tmp_path / "model.pt")
     config = default_config()
     az = dataclasses.replace(az_settings(config), n_examples=5, batch_size=2)
@@ -93,8 +94,8 @@ def test_combine_runs_keeps_one_seed_and_averages_several(tmp_path):
             "summary": tmp_path / f"{task}{seed}_s.csv",
             "recovery": tmp_path / f"{task}{seed}_r.csv",
         }
-        summary_frame(task, mean, n_nan=seed).to_csv(run["summary"], index=False)
-        recovery_frame(task, top1=mean).to_csv(run["recovery"], index=False)
+        write_csv(run["summary"], summary_frame(task, mean, n_nan=seed))
+        write_csv(run["recovery"], recovery_frame(task, top1=mean))
         runs.append(run)
     outputs = {"summary": tmp_path / "summary.csv", "recovery": tmp_path / "recovery.csv"}
     run_az_combine(inputs={}, outputs=outputs, settings=TableSettings(table="az_combine", runs=runs))
@@ -111,8 +112,8 @@ def test_combine_runs_keeps_one_seed_and_averages_several(tmp_path):
 
 def test_combine_runs_without_ground_truth(tmp_path):
     run = {"dataset": "a", "seed": 0, "summary": tmp_path / "s.csv", "recovery": tmp_path / "r.csv"}
-    summary_frame("a", 0.5).to_csv(run["summary"], index=False)
-    recovery_frame("a", 0.5).iloc[:0].to_csv(run["recovery"], index=False)
+    write_csv(run["summary"], summary_frame("a", 0.5))
+    write_csv(run["recovery"], recovery_frame("a", 0.5).iloc[:0])
     outputs = {"summary": tmp_path / "out_s.csv", "recovery": tmp_path / "out_r.csv"}
     run_az_combine(inputs={}, outputs=outputs, settings=TableSettings(table="az_combine", runs=[run]))
     recovery = pd.read_csv(outputs["recovery"])

@@ -2,7 +2,8 @@
 
 Each function maps (model, batch) to scores [B, L] that are exactly 0 off the real tokens, so every
 instance's scores are `scores[i, 1 : length_i + 1]`. All are batched: one backward pass for the
-gradient, all deletions of a batch as one tensor (chunked to a memory budget) for leave-one-out.
+gradient, the deletions of a batch in chunks that fit a memory budget for leave-one-out, and the
+integrated-gradients steps in chunks that fit it too.
 """
 
 from dataclasses import replace
@@ -34,22 +35,24 @@ def gradient_importance(model: AttentionModel, batch: Batch) -> torch.Tensor:
     return ((gradient * embedded).sum(-1).abs() * batch.real_mask).detach()
 
 
-def deletion_batch(batch: Batch) -> tuple[Batch, torch.Tensor, torch.Tensor]:
-    """Every single-token deletion of every instance as one batch.
+def deletion_batch(
+    batch: Batch, instance: torch.Tensor | None = None, position: torch.Tensor | None = None
+) -> tuple[Batch, torch.Tensor, torch.Tensor]:
+    """Single-token deletions as one batch: every one of every instance, or those of the given (`instance`,
+    `position`) pairs (positions of real tokens).
 
-    Returns the deletions (width L-1, each row one instance with one real token removed), and for each
-    row the index of its instance and the position it deleted.
+    Returns the deletions (each row one instance with one real token removed, trimmed to its longest row), and
+    for each row the index of its instance and the position it deleted.
     """
-    real = batch.real_mask
-    instance, position = real.nonzero(as_tuple=True)
-    width = batch.tokens.shape[1] - 1
-    columns = torch.arange(width, device=batch.tokens.device)
-    source = columns[None, :] + (columns[None, :] >= position[:, None]).long()
+    if instance is None or position is None:
+        instance, position = batch.real_mask.nonzero(as_tuple=True)
     repeated = batch.select(instance)
     lengths = repeated.lengths - 1
+    width = int(lengths.max()) if len(lengths) else 0
+    columns = torch.arange(width, device=batch.tokens.device)
+    source = columns[None, :] + (columns[None, :] >= position[:, None]).long()
     tokens = repeated.tokens.gather(1, source).masked_fill(columns[None, :] >= lengths[:, None], 0)
-    deleted = replace(repeated, tokens=tokens, lengths=lengths)
-    return deleted, instance, position
+    return replace(repeated, tokens=tokens, lengths=lengths), instance, position
 
 
 def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
@@ -66,14 +69,15 @@ def rows_per_chunk(model: AttentionModel, width: int, memory_budget_mb: float) -
 
 @torch.no_grad()
 def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float = 256.0) -> torch.Tensor:
-    """Output change (TVD; BC |dp|) when each real token is deleted and the model re-run on the rest."""
+    """Output change (TVD; BC |dp|) when each real token is deleted and the model re-run on the rest. The
+    deletions are built chunk by chunk, so no more than `memory_budget_mb` of them exist at once at any length."""
     original = model.distribution(model(batch).logits)
-    deleted, instance, position = deletion_batch(batch)
-    chunk = rows_per_chunk(model, deleted.tokens.shape[1], memory_budget_mb)
+    instance, position = batch.real_mask.nonzero(as_tuple=True)
+    chunk = rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb)
     changes = []
-    for start in range(0, deleted.size, chunk):
-        part = slice_batch(deleted, start, start + chunk)
-        changes.append(tvd(model.distribution(model(part).logits), original[instance[start : start + chunk]]))
+    for start in range(0, len(instance), chunk):
+        part, rows, _ = deletion_batch(batch, instance[start : start + chunk], position[start : start + chunk])
+        changes.append(tvd(model.distribution(model(part).logits), original[rows]))
     scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
     if changes:
         scores[instance, position] = torch.cat(changes)
@@ -85,8 +89,18 @@ def integrated_gradients(model: AttentionModel, batch: Batch, steps: int, intern
 
     The whole model (attention included, and the QA candidate mask) is differentiated; [SOS], [EOS] and PAD
     stay fixed, so the attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient.
+    `internal_batch_size`: at most this many (instance, step) rows at once (instances in chunks when fewer than
+    the batch's instances).
     """
     from captum.attr import IntegratedGradients  # here: importing captum costs every job that imports this module ~1 s
+
+    if internal_batch_size is not None and internal_batch_size < batch.size:  # Captum runs all instances at once
+        scores = torch.zeros(batch.tokens.shape, device=batch.tokens.device)
+        for start in range(0, batch.size, internal_batch_size):
+            part = slice_batch(batch, start, start + internal_batch_size)
+            part_scores = integrated_gradients(model, part, steps, internal_batch_size)
+            scores[start : start + part.size, : part.tokens.shape[1]] = part_scores
+        return scores
 
     with torch.no_grad():
         target = 1 if model.is_binary else model.predict(model(batch).logits)

@@ -9,7 +9,7 @@ import pandas as pd
 import torch
 
 from attnexp.analyses.jw.adversary import adversarial_attention
-from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out
+from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out, rows_per_chunk
 from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
 from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.data.batching import Batch, sequential_batches
@@ -34,6 +34,7 @@ def importance_table(model: AttentionModel, rows: pd.DataFrame, settings: Analys
         with torch.no_grad():
             output = model(batch)
         loo = leave_one_out(model, batch, settings.memory_budget_mb) if run_loo else torch.full(batch.tokens.shape, float("nan"))
+        ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb)  # (instance, step) rows
         parts.append(
             pd.DataFrame(
                 {
@@ -41,7 +42,7 @@ def importance_table(model: AttentionModel, rows: pd.DataFrame, settings: Analys
                     "attention": real_tokens(output.attention, batch),
                     "gradient": real_tokens(gradient_importance(model, batch), batch),
                     "loo": real_tokens(loo, batch),
-                    "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps), batch),
+                    "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps, ig_rows), batch),
                 }
             )
         )
