@@ -97,3 +97,24 @@ def test_hugging_face_figures_are_figure_targets(tmp_path):
         assert png in plan.figure_targets() and png in plan.hf_targets()
     assert set(plan.az_table_targets()) <= set(plan.table_targets())
     assert [run["dataset"] for run in plan.az_runs()][-2:] == ["syn_sentiment@tiny"] * 2
+
+
+def test_a_narrowed_grid_narrows_every_stage(tmp_path):
+    """Issue 23 item 8: `--config datasets='[x]'` runs x alone; W&P and Hugging Face lists follow `datasets`, A&Z keeps
+    its own agreement task; `stage_datasets: as_listed` keeps each stage's list."""
+    from tests.hf_fixtures import tiny_checkpoint
+
+    hf = {"models": {"tiny": {"checkpoint": str(tiny_checkpoint(tmp_path / "tiny"))}}}
+    stages = {
+        "wp": {"datasets": ["syn_sentiment", "syn_agreement"]},
+        "hf": {**hf, "datasets": ["syn_sentiment", "syn_nli"]},
+        "az": {"datasets": ["syn_agreement", "syn_sentiment", "syn_nli"]},
+    }
+    narrowed = Plan.from_config(default_config(datasets=["syn_nli"], **stages))
+    assert narrowed.wp_datasets == [] and narrowed.wp_targets() == []
+    assert narrowed.hf_datasets == ["syn_nli"]
+    assert narrowed.az_datasets == ["syn_agreement", "syn_nli"]
+    kept = Plan.from_config(default_config(datasets=["syn_nli"], stage_datasets="as_listed", **stages))
+    assert kept.wp_datasets == ["syn_sentiment", "syn_agreement"]
+    assert kept.hf_datasets == ["syn_sentiment", "syn_nli"]
+    assert kept.az_datasets == ["syn_agreement", "syn_sentiment", "syn_nli"]

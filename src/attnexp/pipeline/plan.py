@@ -488,6 +488,19 @@ def wp_settings(config: Mapping) -> WPSettings:
     )
 
 
+AZ_OWN_DATASETS = ("syn_agreement",)  # A&Z's task alone: kept when stage lists follow `datasets`
+
+
+def stage_datasets(config: Mapping, stage: str) -> list[str]:
+    """The datasets a stage (wp, hf, az) runs on: its list, narrowed to the J&W grid's `datasets` unless
+    `stage_datasets` is as_listed (A&Z's own agreement task is always kept)."""
+    listed = list(config[stage]["datasets"])
+    if config["stage_datasets"] == "as_listed":
+        return listed
+    grid = set(config["datasets"]) | (set(AZ_OWN_DATASETS) if stage == "az" else set())
+    return [name for name in listed if name in grid]
+
+
 _PLANS: dict[str, dict[str, Plan]] = {}
 
 
@@ -497,6 +510,8 @@ def _plan(config: dict, basedir: str) -> Plan:
     def available(datasets: Sequence[str], allow_empty: bool = False) -> list[str]:
         return policy.check_datasets_available(list(datasets), data, basedir, allow_empty=allow_empty)
 
+    for stage in ("wp", "hf", "az"):
+        config[stage]["datasets"] = stage_datasets(config, stage)
     wp = wp_settings(config)
     az = available(config["az"]["datasets"], allow_empty=True) + (["linzen_agreement"] if config["az"]["linzen_path"] else [])
     hf = config["hf"]
