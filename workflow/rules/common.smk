@@ -1,6 +1,7 @@
 # Validation, the plan and the input functions (get_*) shared by every stage. What the config asks for is decided
 # in the library (attnexp.pipeline.plan: datasets per paper, runs, targets, wildcard alternatives) and every path
 # is named in attnexp.paths; a ConfigError from either stops the workflow before any job runs.
+import os
 import sys
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from attnexp.pipeline.plan import AZ_FIGURES, AZ_TABLES, Plan
 
 try:
     validate_config(config)
-    PLAN = Plan.from_config(config, basedir=workflow.basedir)
+    PLAN = Plan.from_config(
+        config, basedir="."
+    )  # relative raw-data paths stay relative
 except ConfigError as err:
     raise WorkflowError(
         f"{err}\nFix config/config.yaml (or the file given with --configfile)."

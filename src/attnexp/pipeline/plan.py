@@ -62,12 +62,13 @@ class Plan:
     wp_datasets: list[str]
     hf_datasets: list[str]
     wp: WPSettings
-    basedir: str  # against which a relative `data.raw_data_dir` is resolved
+    basedir: str  # against which a relative `data.raw_data_dir` is resolved (the workflow's: ".", its working directory)
 
     @classmethod
     def from_config(cls, config: Mapping, basedir: str | Path | None = None) -> "Plan":
-        """The plan of a validated config; `basedir` resolves a relative `data.raw_data_dir` (the Snakefile's
-        folder). Memoised per config, so that the settings of many jobs share one availability check."""
+        """The plan of a validated config; `basedir` resolves a relative `data.raw_data_dir` (the workflow passes
+        ".", so raw paths stay relative to the project). Memoised per config, so that the settings of many jobs share
+        one availability check."""
         key = json.dumps(config, default=str)
         if key not in _PLANS:
             _PLANS[key] = {}
