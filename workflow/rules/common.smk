@@ -17,9 +17,8 @@ from attnexp.pipeline.plan import AZ_FIGURES, AZ_TABLES, Plan
 
 try:
     validate_config(config)
-    PLAN = Plan.from_config(
-        config, basedir="."
-    )  # relative raw-data paths stay relative
+    # basedir ".": the working directory, so that relative raw-data paths stay relative (a moved project reruns nothing)
+    PLAN = Plan.from_config(config, basedir=".")
 except ConfigError as err:
     raise WorkflowError(
         f"{err}\nFix config/config.yaml (or the file given with --configfile)."
