@@ -5,7 +5,11 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+SOURCE = (
+    Path(str(workflow.current_basedir)).parents[1] / "src"
+)  # this checkout's, as in the Snakefile
+if SOURCE.is_dir() and str(SOURCE) not in sys.path:
+    sys.path.insert(0, str(SOURCE))
 
 from attnexp import paths
 from attnexp.config import ConfigError, validate_config
