@@ -1,15 +1,8 @@
 # Validation, the plan and the input functions (get_*) shared by every stage. What the config asks for is decided
 # in the library (attnexp.pipeline.plan: datasets per paper, runs, targets, wildcard alternatives) and every path
 # is named in attnexp.paths; a ConfigError from either stops the workflow before any job runs.
+# attnexp: this checkout's src/ (put on sys.path by workflow/Snakefile) or the installed package.
 import os
-import sys
-from pathlib import Path
-
-SOURCE = (
-    Path(str(workflow.current_basedir)).parents[1] / "src"
-)  # this checkout's, as in the Snakefile
-if SOURCE.is_dir() and str(SOURCE) not in sys.path:
-    sys.path.insert(0, str(SOURCE))
 
 from attnexp import paths
 from attnexp.config import ConfigError, validate_config
