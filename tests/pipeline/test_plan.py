@@ -118,3 +118,12 @@ def test_a_narrowed_grid_narrows_every_stage(tmp_path):
     assert kept.wp_datasets == ["syn_sentiment", "syn_agreement"]
     assert kept.hf_datasets == ["syn_sentiment", "syn_nli"]
     assert kept.az_datasets == ["syn_agreement", "syn_sentiment", "syn_nli"]
+
+
+def test_a_hugging_face_checkpoint_is_needed_only_where_the_stage_runs(tmp_path):
+    from attnexp.errors import ConfigError
+
+    missing = {"models": {"gone": {"checkpoint": str(tmp_path / "nowhere")}}, "datasets": ["syn_sentiment"]}
+    assert Plan.from_config(default_config(datasets=["syn_nli"], hf=missing)).hf_runs == []  # narrowed away
+    with pytest.raises(ConfigError, match="hf.models.gone"):
+        default_config(datasets=["syn_nli"], stage_datasets="as_listed", hf=missing)
