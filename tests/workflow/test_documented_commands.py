@@ -131,6 +131,12 @@ def stand_ins(tmp_path_factory) -> dict[str, str]:
     }
 
 
+def _unredirected(tokens: list[str]) -> list[str]:
+    """The command without its output redirection or pipe (`make run > run.log`: the output stays with the test)."""
+    cut = next((i for i, t in enumerate(tokens) if t in {">", ">>", "|", "2>&1", "&>"}), len(tokens))
+    return tokens[:cut]
+
+
 def _merged(base: dict, over: dict) -> dict:
     """`over` on `base`, mappings merged key by key (as Snakemake merges a second config file)."""
     out = dict(base)
@@ -197,7 +203,7 @@ def test_a_documented_command_runs_as_written(shown, stand_ins, tmp_path):
     text = shown.command
     for placeholder, stand_in in stand_ins.items():
         text = text.replace(placeholder, stand_in)
-    parts = [shlex.split(part, comments=True) for part in re.split(r"\s&&\s", text)]
+    parts = [_unredirected(shlex.split(part, comments=True)) for part in re.split(r"\s&&\s", text)]
     cwd = REPO
     for earlier in shown.block[: shown.block.index(shown.command)] if shown.block else ():
         if earlier.startswith("cd "):
