@@ -7,7 +7,7 @@ CORES ?= all
 .PHONY: run test venv lint format report clean
 
 LINTED := src tests benchmarks workflow/scripts
-SNAKEFILES := Snakefile workflow/rules
+SNAKEFILES := Snakefile workflow/Snakefile workflow/rules
 
 $(BIN)/snakemake: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,9 @@ $(BIN)/snakemake: requirements.txt pyproject.toml
 
 venv: $(BIN)/snakemake
 
-# The rich console (snakemake-logger-plugin-rich): one progress bar per stage (rule) on a terminal; the Snakefile's
-# onsuccess/onerror handlers close with a summary. Plain `snakemake` keeps Snakemake's own (short) console.
+# The rich console (snakemake-logger-plugin-rich): one progress bar per stage (rule) on a terminal; off a terminal
+# (make run > log, CI) one line per finished job (attnexp.runconsole, as with a plain `snakemake`). The Snakefile's
+# onsuccess/onerror handlers close with a summary.
 LOGGER ?= --logger rich
 
 run: venv

@@ -1,76 +1,10 @@
-# Can attention weights explain a neural model's predictions?
-# Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020) as one DAG.
-# common.smk validates the config (before any job) and builds the plan (attnexp.pipeline.plan); each stage has its
-# rule file, and every job calls one entry point of attnexp.pipeline.
-import sys
-
-from snakemake.utils import min_version
-
-min_version("9.0")
-
-# A YAML syntax error or a duplicate key in a config file should name its line (Snakemake's own message names neither
-# file nor line, and its loader keeps the last of two equal keys).
-sys.path.insert(0, f"{workflow.basedir}/src")
-from attnexp.config import ConfigError, check_config_args, check_config_syntax
-
-try:
-    # the default config file and every --configfile; a key given twice is refused too (YAML keeps the last)
-    for path in ["config/config.yaml", *workflow.config_settings.configfiles]:
-        check_config_syntax(path)
-    check_config_args(sys.argv)  # a key given twice inside one --config value
-except ConfigError as err:
-    raise WorkflowError(str(err)) from None
+# The workflow is workflow/Snakefile (the catalog's standard layout, what a module deployment declares). This root
+# file stays so that a clone runs it as it is: Snakemake finds a root Snakefile first, and looks for the workflow
+# profile (profiles/default/) beside the main Snakefile, also with `snakemake -s <clone>/Snakefile -d elsewhere`.
 
 
-configfile: "config/config.yaml"
+include: "workflow/Snakefile"
 
 
-report: "workflow/report/workflow.rst"
-
-
-include: "workflow/rules/common.smk"
-include: "workflow/rules/resources.smk"
-include: "workflow/rules/reporting.smk"
-include: "workflow/rules/data.smk"
-include: "workflow/rules/train.smk"
-include: "workflow/rules/jw.smk"
-include: "workflow/rules/wp.smk"
-include: "workflow/rules/az.smk"
-include: "workflow/rules/hf.smk"
-include: "workflow/rules/report.smk"
-
-
-# The console (attnexp.runsummary): where per-epoch progress shows, then a closing summary of what ran, the wall
-# time and where the results and the report are, or which jobs failed and where their logs are.
-from attnexp import runsummary
-
-
-onstart:
-    print(runsummary.start_banner(), file=sys.stderr, flush=True)
-
-
-onsuccess:
-    print(runsummary.success_summary(log), file=sys.stderr, flush=True)
-
-
-onerror:
-    print(runsummary.error_summary(log), file=sys.stderr, flush=True)
-
-
-rule all:
-    default_target: True
-    input:
-        PLAN.all_targets(),
-    localrule: True
-
-
-rule models:
-    input:
-        PLAN.model_targets(),
-    localrule: True
-
-
-rule analyses:
-    input:
-        PLAN.analyses_targets(),
-    localrule: True
+# An included file's `default_target` does not carry over to the including one: `snakemake` alone builds `all`.
+workflow.default_target = "all"

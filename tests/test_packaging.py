@@ -95,3 +95,41 @@ def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
     result = subprocess.run([python, "-c", code], cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split()[0] == "100"
+
+
+def test_explain_and_default_settings_after_a_non_editable_install_into_a_fresh_venv(wheel, tmp_path):
+    """The wheel installed (not editable) into a new venv; its dependencies (torch, ...) come from this
+    environment's site-packages as a plain path entry, so no editable install of the checkout is seen. From another
+    directory, `default_settings()` reads the packaged schema and `explain()` runs (the README's example script,
+    copied there: it trains two tiny models, explains a sentence with each and draws the heat maps)."""
+    import site
+    import sysconfig
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)]
+    result = subprocess.run(install, env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    probe = [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+    purelib = Path(subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip())
+    ours = {sysconfig.get_paths()["purelib"], *site.getsitepackages()}
+    (purelib / "dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")  # paths only: their .pth files unread
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy2(REPO / "examples/explain_sentence.py", elsewhere / "example.py")
+    code = (
+        "import attnexp, attnexp.config\n"
+        f"assert attnexp.__file__.startswith({str(venv)!r}), attnexp.__file__\n"
+        f"assert str(attnexp.config.PACKAGED_SCHEMA).startswith({str(venv)!r})\n"
+        "settings, az = attnexp.default_settings()\n"
+        "print(settings.permutations, az.n_examples)\n"
+    )
+    result = subprocess.run([python, "-c", code], cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["100", "2000"]
+    example = [str(python), "example.py", "--out", str(elsewhere / "out"), "--permutations", "5", "--adversary-steps", "5"]
+    result = subprocess.run(example, cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("Kendall tau (p): attn_grad") == 2
+    assert (elsewhere / "out/lstm-tanh.png").stat().st_size > 5000

@@ -1,53 +1,108 @@
-"""The console's closing summary: jobs per stage from Snakemake's log, wall time, where results and report are,
-and for a failed run the failed rule with its log."""
+"""The console: one line per finished job (rule, dataset, model, seed, counts, elapsed time) and the failed jobs
+with their logs, from Snakemake's job events (attnexp.runconsole); the closing summary's jobs per stage, wall time,
+where results and report are (attnexp.runsummary)."""
 
+import io
+import logging
 from datetime import datetime
 
-from attnexp import runsummary
+from attnexp import runconsole, runsummary
 
-LOG = """Job stats:
-Finished jobid: 3 (Rule: synthesize)
-1 of 6 steps (17%) done
-Finished jobid: 2 (Rule: train)
-Finished jobid: 5 (Rule: train)
-Finished jobid: 7 (Rule: wp_train)
-Finished jobid: 9 (Rule: table2)
-Finished jobid: 0 (Rule: all)
-"""
-ERROR = """[Mon Nov 23 11:02:19 2026]
-Error in rule train:
-    message: None
-    jobid: 4
-    input: results/preprocessed/syn_nli/meta.json
-    output: results/models/syn_nli/lstm-tanh/seed0/metrics.json
-    log: logs/train/syn_nli/lstm-tanh/seed0.log (check log file(s) for error details)
+TRAIN_LOG = "logs/train/syn_nli/lstm-tanh/seed0.log"
 
-Logfile logs/train/syn_nli/lstm-tanh/seed0.log:
-"""
+
+def record(event: str, **fields) -> logging.LogRecord:
+    """A log record as Snakemake 9 logs a job event (its `event` field and the event's own fields)."""
+    made = logging.LogRecord("snakemake.logging", logging.INFO, __file__, 0, None, None, None)
+    made.__dict__.update(event=event, **fields)
+    return made
+
+
+def job_info(jobid: int, rule: str, log: str | None = None, **wildcards) -> logging.LogRecord:
+    return record("job_info", jobid=jobid, rule_name=rule, wildcards=wildcards, log=[log] if log else [])
+
+
+def finished(events: runconsole.JobEvents, jobid: int, done: int, total: int) -> None:
+    events.handle(record("job_finished", job_id=jobid))
+    events.handle(record("progress", done=done, total=total))
+
+
+def a_run(stream=None) -> runconsole.JobEvents:
+    """Six jobs of a run, one of them failed (quiet: its console block was never printed)."""
+    clock = iter(range(0, 1000, 65)).__next__
+    events = runconsole.JobEvents(stream, clock=clock)
+    jobs = [
+        job_info(3, "synthesize", family="sentiment"),
+        job_info(2, "train", dataset="syn_sentiment", encoder="lstm", attention="tanh", seed="0"),
+        job_info(5, "train", dataset="syn_nli", encoder="cnn", attention="tanh", seed="0"),
+        job_info(7, "wp_adversary", dataset="syn_sentiment", variant="adversarial", seed="10", lam="0.1"),
+        job_info(9, "table2"),
+        job_info(4, "train", TRAIN_LOG, dataset="syn_nli", encoder="lstm", attention="tanh", seed="0"),
+    ]
+    for job in jobs:
+        events.handle(job)
+    for done, jobid in enumerate((3, 2, 5, 7, 9), start=1):
+        finished(events, jobid, done, 7)
+    events.handle(record("job_error", jobid=4, rule_name="train", log=[f"{TRAIN_LOG} (check log file(s) for error details)"]))
+    return events
+
+
+def test_one_line_per_finished_job_names_rule_dataset_model_seed_with_counts_and_time():
+    stream = io.StringIO()
+    a_run(stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "[1/7 0:01:05] synthesize             family=sentiment"
+    assert lines[1] == "[2/7 0:02:10] train                  syn_sentiment  lstm-tanh  seed 0"
+    assert lines[3] == "[4/7 0:04:20] wp_adversary           syn_sentiment  adversarial  lambda 0.1  seed 10"
+    assert lines[-1] == f"FAILED: train  syn_nli  lstm-tanh  seed 0  log: {TRAIN_LOG}"
+    assert len(lines) == 6
+
+
+def test_no_lines_where_a_plugin_draws_progress_but_failures_still_show():
+    stream = io.StringIO()
+    events = runconsole.JobEvents(stream, lines=False)
+    events.handle(job_info(1, "train", TRAIN_LOG, dataset="syn_nli"))
+    finished(events, 1, 1, 2)
+    events.handle(record("job_error", jobid=1, rule_name="train", log=[TRAIN_LOG]))
+    assert stream.getvalue() == f"FAILED: train  syn_nli  log: {TRAIN_LOG}\n"
+    assert events.finished == ["train"]
 
 
 def test_jobs_are_counted_per_stage_in_run_order_without_the_targets():
-    assert runsummary.finished_by_stage(LOG) == {"data": 1, "training": 2, "W&P": 1, "J&W tables & figures": 1}
+    rules = ["synthesize", "train", "train", "wp_train", "table2", "all"]
+    assert runsummary.finished_by_stage(rules) == {"data": 1, "training": 2, "W&P": 1, "J&W tables & figures": 1}
     assert runsummary.stage_of("az_analyse") == "A&Z" and runsummary.stage_of("all") is None
 
 
 def test_success_summary_names_stages_wall_time_results_and_how_to_get_the_report(tmp_path):
     log = tmp_path / ".snakemake/log/2026-11-23T110210.159225.snakemake.log"
     log.parent.mkdir(parents=True)
-    log.write_text(LOG)
-    summary = runsummary.success_summary([str(log)], tmp_path, now=datetime(2026, 11, 23, 12, 3, 15))
+    log.write_text("")
+    events = a_run()
+    summary = runsummary.success_summary([str(log)], tmp_path, now=datetime(2026, 11, 23, 12, 3, 15), events=events)
     assert "finished in 1:01:05" in summary
     assert "5 jobs (data 1, training 2, W&P 1, J&W tables & figures 1)" in summary
     assert f"{tmp_path.resolve()}/results/" in summary and "snakemake report" in summary  # no report yet
     (tmp_path / "results").mkdir()
     (tmp_path / "results/report.html").write_text("<html>")
-    assert "xdg-open results/report.html" in runsummary.success_summary(str(log), tmp_path)
+    assert "xdg-open results/report.html" in runsummary.success_summary(str(log), tmp_path, events=events)
 
 
-def test_error_summary_names_the_failed_rule_and_its_log(tmp_path):
+def test_error_summary_names_the_failed_rule_and_its_log_from_the_job_events(tmp_path):
+    """Snakemake's log of a run under `quiet: rules` holds no "Error in rule" block: the events do."""
     log = tmp_path / "2026-11-23T110210.000001.snakemake.log"
-    log.write_text(LOG + ERROR)
-    summary = runsummary.error_summary([str(log)], tmp_path, now=datetime(2026, 11, 23, 11, 2, 40))
+    log.write_text("Finished jobid: 3 (Rule: synthesize)\n")
+    summary = runsummary.error_summary([str(log)], tmp_path, now=datetime(2026, 11, 23, 11, 2, 40), events=a_run())
     assert "FAILED after 0:00:30" in summary
-    assert "Failed:   train  log: logs/train/syn_nli/lstm-tanh/seed0.log" in summary
+    assert f"Failed:   train  syn_nli  lstm-tanh  seed 0  log: {TRAIN_LOG}" in summary
+    assert "Finished: 5 jobs" in summary
     assert "run the same command again" in summary and str(log) in summary
+
+
+def test_a_heartbeat_is_due_every_30_seconds_of_a_long_loop():
+    from attnexp.runlog import PROGRESS_SECONDS, Heartbeat
+
+    ticks = iter([0.0, 10.0, 29.9, 30.0, 45.0, 61.0, 200.0])
+    beat = Heartbeat(clock=ticks.__next__)
+    assert PROGRESS_SECONDS == 30.0
+    assert [beat.due() for _ in range(6)] == [False, False, True, False, True, True]

@@ -404,8 +404,12 @@ def _wp_problems(wp: dict) -> list[str]:
 
 
 def _hf_problems(config: dict) -> list[str]:
-    """Every Hugging Face checkpoint must be loadable offline (or hf.allow_download set) before any job runs."""
-    if not config.get("hf", {}).get("datasets"):
+    """Every Hugging Face checkpoint must be loadable offline (or hf.allow_download set) before any job runs: when
+    the stage runs on some dataset (with `stage_datasets: within_grid`, one also in `datasets`)."""
+    datasets = set(config.get("hf", {}).get("datasets") or [])
+    if config.get("stage_datasets") == "within_grid":
+        datasets &= set(config.get("datasets") or [])
+    if not datasets:
         return []
     from attnexp.models.hf_checkpoints import checkpoint_problems  # torch-free: runs at parse time
 

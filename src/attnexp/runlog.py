@@ -5,13 +5,32 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from attnexp.errors import ConfigError, CorruptFileError, DataError
 
 EXPLAINED = (ConfigError, CorruptFileError, DataError)  # errors whose message names the problem and the fix
+PROGRESS_SECONDS = 30.0  # a job that runs for minutes writes a progress line to its log at least this often
+
+
+class Heartbeat:
+    """Time-based progress inside a long loop (training batches, analysis batches): `due()` is true once `every`
+    seconds (PROGRESS_SECONDS) have passed since the start or the last true, so a log moves at least that often
+    without a line per step."""
+
+    def __init__(self, every: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = PROGRESS_SECONDS if every is None else every
+        self.clock = clock
+        self.last = clock()
+
+    def due(self) -> bool:
+        now = self.clock()
+        if now - self.last < self.every:
+            return False
+        self.last = now
+        return True
 
 
 def cpu_seconds() -> float:

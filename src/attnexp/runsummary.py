@@ -2,16 +2,19 @@
 watch per-epoch progress, and a closing summary of what ran per stage, the wall time, where the results and the
 HTML report are and how to open them, or which jobs failed and where their logs are.
 
-Reads Snakemake's own log of the run (`.snakemake/log/<start time>.snakemake.log`); pure Python, so the workflow
-can import it at parse time.
+What ran and what failed come from Snakemake's job events, as attnexp.runconsole records them (never from the
+console's text); the wall time from the name of Snakemake's log of the run. Pure Python, so the workflow can import
+it at parse time.
 """
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
 from attnexp import paths
+from attnexp.runconsole import JobEvents, current, labels
 
 # Stages in the order a run goes through them; a rule belongs to the first stage whose prefix it has.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -22,13 +25,11 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("A&Z", ("az_",)),
     ("Hugging Face", ("hf_",)),
     ("J&W tables & figures", ("table", "cross_measure", "rationale", "dataset_figures", "model_figure", "summary_fig")),
+    ("comparison", ("paper_comparison",)),
     ("report", ("report",)),
 )
 TARGET_RULES = frozenset({"all", "models", "analyses", "tables", "figures", "datasets", "preprocessed"})
 WATCH = f"tail -F {paths.LOGS}/train/*/*/*.log"  # per-epoch lines of the J&W models while they train
-_FINISHED = re.compile(r"Finished jobid: \d+ \(Rule: (\w+)\)")
-_ERROR = re.compile(r"Error in rule (\w+):")
-_LOG_LINE = re.compile(r"^\s+log: (.+?)(?: \(check log file\(s\) for error details\))?$", re.M)
 _STARTED = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{6})\.\d+\.snakemake\.log$")
 
 
@@ -42,24 +43,11 @@ def stage_of(rule: str) -> str | None:
     return "other"
 
 
-def finished_by_stage(log_text: str) -> dict[str, int]:
-    """Finished jobs per stage, in the order of STAGES."""
-    counts = Counter(stage_of(rule) for rule in _FINISHED.findall(log_text))
+def finished_by_stage(rules: Sequence[str]) -> dict[str, int]:
+    """Finished jobs (their rules) per stage, in the order of STAGES."""
+    counts = Counter(stage_of(rule) for rule in rules)
     order = [stage for stage, _ in STAGES] + ["other"]
     return {stage: counts[stage] for stage in order if counts[stage]}
-
-
-def failures(log_text: str) -> list[tuple[str, str | None]]:
-    """(rule, its log file or None) for every "Error in rule" block of the run's log."""
-    found = []
-    for block in re.split(r"\n(?=Error in rule )", log_text)[1:]:
-        rule = _ERROR.match(block)
-        if not rule:
-            continue
-        body = block.split("\n\n", 1)[0]
-        log = _LOG_LINE.search(body)
-        found.append((rule.group(1), log.group(1).strip() if log else None))
-    return found
 
 
 LogPath = str | Path | list | tuple | None  # Snakemake 9 passes its log files as a list
@@ -81,22 +69,14 @@ def wall_time(log_path: LogPath, now: datetime | None = None) -> str:
     return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-def _read(log_path: LogPath) -> str:
-    path = _logfile(log_path)
-    try:
-        return Path(path).read_text(errors="replace") if path else ""
-    except OSError:
-        return ""
-
-
 def _newest_result(workdir: Path) -> float:
     """The latest modification time of a table or figure (what the report shows)."""
     folders = [workdir / paths.RESULTS / kind for kind in ("tables", "figures")]
     return max((p.stat().st_mtime for folder in folders for p in folder.rglob("*.*")), default=0.0)
 
 
-def _ran(log_text: str) -> str:
-    stages = finished_by_stage(log_text)
+def _ran(events: JobEvents | None) -> str:
+    stages = finished_by_stage(events.finished if events else [])
     if not stages:
         return "no jobs"
     total = sum(stages.values())
@@ -112,14 +92,17 @@ def start_banner() -> str:
     )
 
 
-def success_summary(log_path: LogPath, workdir: str | Path = ".", now: datetime | None = None) -> str:
-    """The closing summary of a successful run: what ran per stage, wall time, where results and report are."""
+def success_summary(
+    log_path: LogPath, workdir: str | Path = ".", now: datetime | None = None, events: JobEvents | None = None
+) -> str:
+    """The closing summary of a successful run: what ran per stage (`events`: this run's, by default those
+    attnexp.runconsole records), wall time, where results and report are."""
     workdir = Path(workdir).resolve()
-    text = _read(log_path)
+    events = events or current()
     report = workdir / paths.REPORT
     lines = [
         f"== attnexp: finished in {wall_time(log_path, now)} ==",
-        f"Ran:      {_ran(text)}",
+        f"Ran:      {_ran(events)}",
         f"Results:  {workdir / paths.RESULTS}/  (tables: {paths.RESULTS}/tables/{{jw,wp,az}}/,"
         f" figures: {paths.RESULTS}/figures/{{jw,wp,az}}/)",
         f"Logs:     {workdir / paths.LOGS}/  (per-epoch lines of every training job)",
@@ -133,15 +116,20 @@ def success_summary(log_path: LogPath, workdir: str | Path = ".", now: datetime 
     return "\n".join(lines)
 
 
-def error_summary(log_path: LogPath, workdir: str | Path = ".", now: datetime | None = None) -> str:
-    """The closing summary of a failed run: the failed jobs with their logs, what finished, how to resume."""
-    text = _read(log_path)
-    failed = failures(text)
+def error_summary(
+    log_path: LogPath, workdir: str | Path = ".", now: datetime | None = None, events: JobEvents | None = None
+) -> str:
+    """The closing summary of a failed run: the failed jobs (rule, dataset, model, seed) with their logs, from
+    Snakemake's job events whatever `quiet` hid, what finished, how to resume."""
+    events = events or current()
     lines = [f"== attnexp: FAILED after {wall_time(log_path, now)} =="]
-    for rule, log in failed or [("(see the messages above)", None)]:
-        lines.append(f"Failed:   {rule}" + (f"  log: {log}" if log else ""))
+    for job in events.failed if events else []:
+        where = f"  log: {', '.join(job['log'])}" if job["log"] else ""
+        lines.append(f"Failed:   {job['rule']}  {labels(job['wildcards'])}".rstrip() + where)
+    if not (events and events.failed):
+        lines.append("Failed:   no job (the workflow itself stopped: see the messages above)")
     lines += [
-        f"Finished: {_ran(text)}; their outputs are kept.",
+        f"Finished: {_ran(events)}; their outputs are kept.",
         "Fix the cause and run the same command again: only what is missing or incomplete runs.",
     ]
     if _logfile(log_path):

@@ -57,9 +57,12 @@ def test_without_raw_data_dir_the_downloads_are_the_inputs(data):
     assert policy.check_datasets_available(["sst", "syn_nli"], data, REPO) == ["sst", "syn_nli"]
 
 
-def test_relative_raw_data_dir_is_resolved_against_the_repository(data, monkeypatch):
+def test_relative_raw_data_dir_is_resolved_against_the_basedir_and_stays_relative(data, monkeypatch):
     data["raw_data_dir"] = "raw"
     assert policy.raw_root(data, "/repo") == "/repo/raw"
+    data["raw_data_dir"] = "./../shared//data/"  # the workflow's basedir is ".": relative and normalised
+    assert policy.raw_root(data, ".") == "../shared/data"
+    assert policy.raw_files(get_dataset("sst"), data, ".")["train"].startswith("../shared/data/")
     monkeypatch.setenv("ATTNEXP_RAW", "/data/raw")
     data["raw_data_dir"] = "$ATTNEXP_RAW"
     assert policy.raw_root(data, "/repo") == "/data/raw"

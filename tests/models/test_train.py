@@ -218,3 +218,22 @@ def test_length_noise_sorts_by_the_sequence_length_with_markers(planted_sentimen
         and np.array_equal(seen[0], expected)
         and np.array_equal(seen[0], split_frame(instances, "train")["length"] + 2)
     )
+
+
+def test_a_long_epoch_writes_progress_between_its_epoch_lines(planted_sentiment, monkeypatch):
+    """Issue 23: a job of minutes moves its log at least every 30 s (here every batch: the interval set to 0)."""
+    import attnexp.runlog
+
+    instances, meta = planted_sentiment
+    model = build_model(meta, "average", "tanh", embedding_dim=8, hidden_size=8, seed=0)
+    lines = []
+    monkeypatch.setattr(attnexp.runlog, "PROGRESS_SECONDS", 0.0)
+    fit(model, instances, train_settings(1, 32, seed=0), progress=lines.append)
+    batches = -(-len(split_frame(instances, "train")) // 32)
+    expected = [f"epoch 1/1: batch {b}/{batches}" for b in range(1, batches + 1)]
+    assert [line.split(",")[0] for line in lines[:batches]] == expected
+    assert lines[batches].startswith("epoch 1/1: loss")
+    monkeypatch.setattr(attnexp.runlog, "PROGRESS_SECONDS", 3600.0)
+    quiet = []
+    fit(model, instances, train_settings(1, 32, seed=0), progress=quiet.append)
+    assert not [line for line in quiet if "batch" in line]  # an epoch of seconds: its epoch line only

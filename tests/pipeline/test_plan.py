@@ -110,3 +110,33 @@ def test_each_az_run_names_the_model_read_and_the_gradient_its_tables_show(tmp_p
     assert (runs["syn_sentiment@tiny"]["model"], runs["syn_sentiment@tiny"]["gradient"]) == ("tiny", "grad")
     tied = Plan.from_config(default_config(az={"tied_cls_attention": True, "gradient": "grad_l2"})).az_runs()
     assert (tied[0]["model"], tied[0]["gradient"]) == ("transformer-tiedcls", "grad_l2")
+
+
+def test_a_narrowed_grid_narrows_every_stage(tmp_path):
+    """Issue 23 item 8: `--config datasets='[x]'` runs x alone; W&P and Hugging Face lists follow `datasets`, A&Z keeps
+    its own agreement task; `stage_datasets: as_listed` keeps each stage's list."""
+    from tests.hf_fixtures import tiny_checkpoint
+
+    hf = {"models": {"tiny": {"checkpoint": str(tiny_checkpoint(tmp_path / "tiny"))}}}
+    stages = {
+        "wp": {"datasets": ["syn_sentiment", "syn_agreement"]},
+        "hf": {**hf, "datasets": ["syn_sentiment", "syn_nli"]},
+        "az": {"datasets": ["syn_agreement", "syn_sentiment", "syn_nli"]},
+    }
+    narrowed = Plan.from_config(default_config(datasets=["syn_nli"], **stages))
+    assert narrowed.wp_datasets == [] and narrowed.wp_targets() == []
+    assert narrowed.hf_datasets == ["syn_nli"]
+    assert narrowed.az_datasets == ["syn_agreement", "syn_nli"]
+    kept = Plan.from_config(default_config(datasets=["syn_nli"], stage_datasets="as_listed", **stages))
+    assert kept.wp_datasets == ["syn_sentiment", "syn_agreement"]
+    assert kept.hf_datasets == ["syn_sentiment", "syn_nli"]
+    assert kept.az_datasets == ["syn_agreement", "syn_sentiment", "syn_nli"]
+
+
+def test_a_hugging_face_checkpoint_is_needed_only_where_the_stage_runs(tmp_path):
+    from attnexp.errors import ConfigError
+
+    missing = {"models": {"gone": {"checkpoint": str(tmp_path / "nowhere")}}, "datasets": ["syn_sentiment"]}
+    assert Plan.from_config(default_config(datasets=["syn_nli"], hf=missing)).hf_runs == []  # narrowed away
+    with pytest.raises(ConfigError, match="hf.models.gone"):
+        default_config(datasets=["syn_nli"], stage_datasets="as_listed", hf=missing)

@@ -93,6 +93,15 @@ def test_a_changed_key_reaches_exactly_the_jobs_that_read_it():
         assert changed == readers | {"report"}, section  # the report shows the whole config
 
 
+def test_a_w_and_p_job_does_not_rerun_when_another_dataset_joins_or_leaves():
+    """A narrowed run (`--config datasets='[x]'`) or one more W&P dataset leaves the other datasets' W&P jobs'
+    parameters, so Snakemake's params trigger reruns none of them."""
+    grid = ["syn_sentiment", "syn_agreement"]
+    alone, both = ({"datasets": grid, "wp": {"datasets": names}} for names in (grid[:1], grid))
+    before, after = every_job(job.default_config(**alone)), every_job(job.default_config(**both))
+    assert {name for name in before if before[name].as_param() != after[name].as_param()} <= {"report"}
+
+
 def test_the_device_stays_as_configured_until_the_job_resolves_it():
     settings = job.TrainSettings.from_config(job.default_config(device="auto"), "syn_sentiment", "lstm", "tanh", 0)
     assert settings.fit.device == "auto"

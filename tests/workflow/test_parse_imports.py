@@ -13,7 +13,7 @@ HEAVY = ("torch", "pandas", "numpy", "scipy", "sklearn", "matplotlib", "spacy", 
 def parse_time_imports() -> list[str]:
     """Every top-level `import` / `from ... import` statement of the Snakefile and workflow/rules/*.smk."""
     statements = []
-    for path in [REPO / "Snakefile", *sorted((REPO / "workflow/rules").glob("*.smk"))]:
+    for path in [REPO / "Snakefile", REPO / "workflow/Snakefile", *sorted((REPO / "workflow/rules").glob("*.smk"))]:
         text = path.read_text()
         statements += re.findall(r"^(?:from \S+ import \([^)]*\)|from \S+ import [^\n]+|import [^\n]+)", text, re.M)
     return statements

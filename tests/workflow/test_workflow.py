@@ -1,5 +1,7 @@
 """The whole DAG on a tiny config in a temporary directory: every target, idempotent reruns, early config errors."""
 
+import re
+
 import pytest
 
 from tests.workflow.helpers import snakemake, tiny_config
@@ -18,13 +20,34 @@ def finished_run(tmp_path_factory):
 
 @pytest.mark.slow
 def test_the_console_is_short_and_ends_with_a_summary(finished_run):
+    """Off a terminal (captured): one line per finished job with counts, elapsed time, rule, dataset, model, seed."""
     console = CONSOLE["run"]
     assert "Shell command" not in console and "rule train:" not in console  # no job boilerplate
-    assert len(console.splitlines()) < 8 * console.count("Finished jobid")  # was ~17 lines per job
+    assert "Finished jobid" not in console and "steps (" not in console  # Snakemake's own lines, without labels
+    jobs = re.findall(r"^\[\s*(\d+)/(\d+) \d+:\d\d:\d\d\] (\w+) +(.*)$", console, flags=re.M)
+    total = int(jobs[0][1])
+    assert [int(done) for done, *_ in jobs] == list(range(1, total))  # every job but the `all` target, in order
+    assert ("train", "syn_nli  cnn-tanh  seed 0") in {(rule, what) for _, _, rule, what in jobs}
+    assert len(console.splitlines()) < len(jobs) + 40
     assert "tail -F logs/train/" in console  # where per-epoch progress shows
     summary = console[console.index("== attnexp: finished in") :]
     assert "training " in summary and "J&W analyses " in summary and "A&Z " in summary
     assert f"{finished_run.resolve()}/results/" in summary and "snakemake report" in summary
+
+
+@pytest.mark.slow
+def test_a_failed_job_is_named_with_its_log_whatever_quiet_says(tmp_path):
+    """The default profile's `quiet: rules` hides Snakemake's "Error in rule" block; the job events still name the
+    failed job, on its own line and in the closing summary."""
+    config = tiny_config(datasets=["syn_sentiment"], encoders=["average"], az={"datasets": []}, wp={"datasets": []})
+    config.update(device="cuda:99", gpu_jobs=True)  # unchecked before the jobs (gpu_jobs): the training job stops
+    result = snakemake(tmp_path, "models", "--quiet", "rules", "host", config=config)
+    assert result.returncode != 0
+    console = result.stdout + result.stderr
+    log = "logs/train/syn_sentiment/average-tanh/seed0.log"
+    assert f"FAILED: train  syn_sentiment  average-tanh  seed 0  log: {log}" in console, console[-3000:]
+    summary = console[console.index("== attnexp: FAILED") :]
+    assert f"Failed:   train  syn_sentiment  average-tanh  seed 0  log: {log}" in summary
 
 
 @pytest.mark.slow

@@ -1,10 +1,9 @@
 # Validation, the plan and the input functions (get_*) shared by every stage. What the config asks for is decided
 # in the library (attnexp.pipeline.plan: datasets per paper, runs, targets, wildcard alternatives) and every path
 # is named in attnexp.paths; a ConfigError from either stops the workflow before any job runs.
+# attnexp: this checkout's src/ (put on sys.path by workflow/Snakefile) or the installed package.
+import os
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from attnexp import paths
 from attnexp.config import ConfigError, config_warnings, validate_config
@@ -16,7 +15,8 @@ from attnexp.pipeline.plan import AZ_FIGURES, AZ_TABLES, Plan
 
 try:
     validate_config(config)
-    PLAN = Plan.from_config(config, basedir=workflow.basedir)
+    # basedir ".": the working directory, so that relative raw-data paths stay relative (a moved project reruns nothing)
+    PLAN = Plan.from_config(config, basedir=".")
     for warning in config_warnings(config):
         print(f"Warning: {warning}", file=sys.stderr)
 except ConfigError as err:

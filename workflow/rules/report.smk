@@ -26,7 +26,9 @@ rule report:
     conda:
         "../envs/attnexp.yaml"
     params:
-        settings=settings(job.ReportSettings, snakefile=workflow.main_snakefile),
+        settings=settings(
+            job.ReportSettings, snakefile=os.path.relpath(workflow.main_snakefile)
+        ),
     script:
         "../scripts/report.py"
 

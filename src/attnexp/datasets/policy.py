@@ -1,8 +1,10 @@
 """What the config decides for a dataset: where its raw files are, whether the grid can use it, its
 hyperparameters and its pretrained word vectors.
 
-`data` is the validated config's `data` section; `basedir` is the repository root, against which a relative
-`data.raw_data_dir` is resolved. The workflow (workflow/rules/common.smk) calls these before any job runs.
+`data` is the validated config's `data` section; `basedir` is the folder against which a relative `data.raw_data_dir`
+is resolved: the workflow (workflow/rules/common.smk) passes "." (its working directory, the project root) before any
+job runs. Paths come back normalised and, when configured relative, relative: a moved project (results/ and
+.snakemake/ with it) finds the same inputs and parameters, so Snakemake reruns nothing.
 """
 
 import os
@@ -23,7 +25,7 @@ def raw_root(data: Mapping, basedir: str | Path) -> str:
     if data["raw_data_dir"] is None:
         return paths.DOWNLOADED
     path = Path(os.path.expandvars(str(data["raw_data_dir"])))
-    return str(path if path.is_absolute() else Path(basedir) / path)
+    return os.path.normpath(path if path.is_absolute() else Path(basedir) / path)
 
 
 def raw_dir(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> str:
@@ -45,10 +47,10 @@ def raw_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> dict[str
         folder = raw_dir(spec, data, basedir)
         return {role: f"{folder}/{name}" for role, name in next(iter(spec.layouts.values())).items()}
     if spec.files:
-        return {role: str(path) for role, path in spec.files.items()}
+        return {role: os.path.normpath(path) for role, path in spec.files.items()}
     if spec.user_files:
         given = data["user_files"][spec.user_group] if spec.user_group in data["user_files"] else {}
-        return {role: str(given[role]) for role in spec.user_files if role in given and given[role]}
+        return {role: os.path.normpath(given[role]) for role in spec.user_files if role in given and given[role]}
     root = raw_root(data, basedir)
     layout = find_layout(spec, root) if data["raw_data_dir"] is not None else "official"
     return {role: f"{root}/{rel}" for role, rel in spec.layouts[layout or "official"].items()}
@@ -105,6 +107,6 @@ def embeddings(name: str, data: Mapping) -> dict:
         return {}
     return {
         "source": spec.embeddings,
-        "path": data["embeddings"][spec.embeddings],
+        "path": data["embeddings"][spec.embeddings] and os.path.normpath(data["embeddings"][spec.embeddings]),
         "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero",
     }

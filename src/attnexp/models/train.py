@@ -34,6 +34,7 @@ from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.interface import AttentionModel, model_logits
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.models.settings import FitSettings
+from attnexp.runlog import Heartbeat
 from attnexp.seeding import seed_everything
 
 
@@ -270,8 +271,9 @@ def fit(
     for epoch in range(settings.epochs):
         start = time.perf_counter()
         model.train()
-        total_loss = 0.0
-        for index in length_noise_batches(lengths, settings.batch_size, rng):
+        total_loss, beat = 0.0, Heartbeat()
+        batches = length_noise_batches(lengths, settings.batch_size, rng)
+        for number, index in enumerate(batches, start=1):
             loss = objective.loss(model, train_tensors.batch(index).to(settings.device))
             if objective.finite_loss and not torch.isfinite(loss):
                 raise FloatingPointError(f"{objective.name} loss is not finite in epoch {epoch + 1}")
@@ -281,6 +283,11 @@ def fit(
             for opt in optimizers:
                 opt.step()
             total_loss += loss.item()
+            if beat.due():  # an epoch of minutes (IMDB, a Transformer) shows it is alive
+                progress(
+                    f"epoch {epoch + 1}/{settings.epochs}: batch {number}/{len(batches)}, "
+                    f"mean loss {total_loss / number:.4f}, {time.perf_counter() - start:.0f}s"
+                )
         score, columns = objective.evaluate(model, total_loss)
         kept = (epoch > 0 or objective.first_epoch_eligible) and objective.improves(score, best)
         if kept:

@@ -63,12 +63,13 @@ class Plan:
     wp_datasets: list[str]
     hf_datasets: list[str]
     wp: WPSettings
-    basedir: str  # against which a relative `data.raw_data_dir` is resolved
+    basedir: str  # against which a relative `data.raw_data_dir` is resolved (the workflow's: ".", its working directory)
 
     @classmethod
     def from_config(cls, config: Mapping, basedir: str | Path | None = None) -> "Plan":
-        """The plan of a validated config; `basedir` resolves a relative `data.raw_data_dir` (the Snakefile's
-        folder). Memoised per config, so that the settings of many jobs share one availability check."""
+        """The plan of a validated config; `basedir` resolves a relative `data.raw_data_dir` (the workflow passes
+        ".", so raw paths stay relative to the project). Memoised per config, so that the settings of many jobs share
+        one availability check."""
         key = json.dumps(config, default=str)
         if key not in _PLANS:
             _PLANS[key] = {}
@@ -505,6 +506,19 @@ def wp_settings(config: Mapping) -> WPSettings:
     )
 
 
+AZ_OWN_DATASETS = ("syn_agreement",)  # A&Z's task alone: kept when stage lists follow `datasets`
+
+
+def stage_datasets(config: Mapping, stage: str) -> list[str]:
+    """The datasets a stage (wp, hf, az) runs on: its list, narrowed to the J&W grid's `datasets` unless
+    `stage_datasets` is as_listed (A&Z's own agreement task is always kept)."""
+    listed = list(config[stage]["datasets"])
+    if config["stage_datasets"] == "as_listed":
+        return listed
+    grid = set(config["datasets"]) | (set(AZ_OWN_DATASETS) if stage == "az" else set())
+    return [name for name in listed if name in grid]
+
+
 _PLANS: dict[str, dict[str, Plan]] = {}
 
 
@@ -514,6 +528,8 @@ def _plan(config: dict, basedir: str) -> Plan:
     def available(datasets: Sequence[str], allow_empty: bool = False) -> list[str]:
         return policy.check_datasets_available(list(datasets), data, basedir, allow_empty=allow_empty)
 
+    for stage in ("wp", "hf", "az"):
+        config[stage]["datasets"] = stage_datasets(config, stage)
     wp = wp_settings(config)
     az = available(config["az"]["datasets"], allow_empty=True) + (["linzen_agreement"] if config["az"]["linzen_path"] else [])
     hf = config["hf"]

@@ -343,6 +343,12 @@ class TransformerSettings(JobSettings):
         )
 
 
+def wp_of(config: Config, dataset: str) -> WPSettings:
+    """The `wp` settings of one dataset's jobs: `datasets` is that dataset alone, so that adding or dropping another
+    W&P dataset (or narrowing `datasets`) leaves this one's job parameters, and so its results, as they are."""
+    return replace(wp_settings(config), datasets=(dataset,))
+
+
 @dataclass(frozen=True)
 class WPRunSettings(JobSettings):
     """One W&P run: a variant (base, uniform, a diagnostic MLP) or the consistent adversary at one lambda."""
@@ -361,7 +367,7 @@ class WPRunSettings(JobSettings):
     def from_config(cls, config: Config, dataset: str, seed, variant: str = ADVERSARY_VARIANT, lam=None) -> "WPRunSettings":
         lam = None if lam is None else float(lam)
         run = classifier_run(config, dataset, seed, paper="wp")
-        return cls(dataset, variant, int(seed), lam, wp_settings(config), **run)
+        return cls(dataset, variant, int(seed), lam, wp_of(config, dataset), **run)
 
 
 # --- analyses ---
@@ -420,7 +426,7 @@ class WPAnalysisSettings(JobSettings):
     def from_config(cls, config: Config, dataset: str, seed=None) -> "WPAnalysisSettings":
         batch_size = hyperparameters(config, dataset)["batch_size"]
         analysis = None if seed is None else analysis_settings(config, batch_size)
-        return cls(dataset, wp_settings(config), analysis, Plan.from_config(config).wp_dataset_runs(dataset))
+        return cls(dataset, wp_of(config, dataset), analysis, Plan.from_config(config).wp_dataset_runs(dataset))
 
 
 # --- Hugging Face ---
