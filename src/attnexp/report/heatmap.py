@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib import colormaps
 from matplotlib import pyplot as plt
+from matplotlib.colors import Colormap, ListedColormap, to_hex
 from matplotlib.figure import Figure
 
 from attnexp.report.style import COLUMN_WIDTH, SEQUENTIAL_CMAP
@@ -14,6 +15,26 @@ from attnexp.report.style import COLUMN_WIDTH, SEQUENTIAL_CMAP
 EXAMPLE_FONT = 6.0  # points
 MONOSPACE_ADVANCE = 0.602  # DejaVu Sans Mono: character width per point of font size
 EXAMPLE_LINE_INCHES = 0.125
+
+
+def heat_cmap() -> Colormap:
+    """The shading's colour map: the sequential map up to 85 % of its range, so dark cells keep readable words."""
+    return ListedColormap(colormaps[SEQUENTIAL_CMAP](np.linspace(0.0, 0.85, 256)), name="heat")
+
+
+def shares(weights: Sequence[float]) -> np.ndarray:
+    """|w| / sum |w|: each word's share of the row's total (all zero where the row is), so that rows of different
+    measures (attention, gradients, LOO, …) shade on one scale."""
+    weights = np.abs(np.nan_to_num(np.asarray(weights, dtype=float)))
+    total = weights.sum()
+    return weights / total if total > 0 else weights
+
+
+def word_colours(weights: Sequence[float], vmax: float) -> list[str]:
+    """The shading of each weight on the scale 0..`vmax` (hex colours, for HTML)."""
+    cmap = heat_cmap()
+    scaled = np.clip(np.asarray(weights, dtype=float) / vmax, 0, 1) if vmax > 0 else np.zeros(len(weights))
+    return [to_hex(cmap(w)) for w in scaled]
 
 
 def layout_words(words: list[str], chars_per_line: int) -> list[tuple[int, int]]:
