@@ -46,7 +46,15 @@ onstart:
 
 
 onsuccess:
-    print(runsummary.success_summary(log), file=sys.stderr, flush=True)
+    command = runsummary.report_command(
+        ".",
+        workflow.main_snakefile,
+        workflow.config_settings.configfiles,
+        workflow.config_settings.config_args or (),
+    )
+    reported = PLAN.table_targets() + PLAN.figure_targets()
+    summary = runsummary.success_summary(log, reported=reported, command=command)
+    print(summary, file=sys.stderr, flush=True)
 
 
 onerror:
