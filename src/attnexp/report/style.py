@@ -54,6 +54,9 @@ RC_PARAMS = {
     "axes.linewidth": 0.6,
     "lines.linewidth": 1.2,
     "svg.fonttype": "none",
+    # Unhinted glyphs keep the font's own advance (monospace: 0.602 em) at every dpi; hinting rounds it to whole
+    # pixels (0.64 em at 150 dpi), which pushed long words of the text heatmaps into the next word's box.
+    "text.hinting": "no_hinting",
 }
 
 
