@@ -27,4 +27,4 @@ def test_a_report_entry_has_one_label_naming_its_dataset():
     assert entry_label("syn_nli", "lstm-tanh seed 0", "Adversary histogram") == {
         "dataset · model · result": "syn_nli · lstm-tanh seed 0 · Adversary histogram"
     }
-    assert entry_label("All datasets", "-", "Table 1") == {"dataset · model · result": "All datasets · Table 1"}
+    assert entry_label("All datasets", "-", "Table 1") == {"dataset · model · result": "Table 1"}

@@ -75,6 +75,19 @@ def report(tmp_path_factory, browser) -> str:
     return (workdir / "results/report.html").as_uri()
 
 
+TABLE1 = "results/tables/jw/table1_datasets.html"
+# Table 1 shown: its metric and score columns (every header before "|V|") end within the 1400 px window.
+SCORE_EDGES = """() => {
+    const heads = [...document.querySelectorAll('th')];
+    return heads.slice(0, heads.findIndex(th => th.textContent === '|V|')).map(th => th.getBoundingClientRect().right);
+}"""
+
+
+def row_label(row) -> str:
+    """The labels a results row shows, as Snakemake joins them (its last cell holds the buttons)."""
+    return ",".join(cell.strip() for cell in row.locator("td").all_inner_texts()[:-1])
+
+
 class Session:
     """One browser tab on the report that counts page loads and clicks and collects page errors."""
 
@@ -110,6 +123,24 @@ class Session:
             self.click(self.menu(subcategory))
         self.page.locator("nav table").wait_for()
 
+    def show(self, path: str) -> None:
+        """Click the eye of the row that shows `path`."""
+        for i in range(self.rows().count()):
+            row = self.rows().nth(i)
+            if self.page.evaluate("([label, p]) => Object.values(results[p].labels).join(',') === label", [row_label(row), path]):
+                self.click(row.get_by_role("link").first)
+                return
+        raise AssertionError(f"no row shows {path}")
+
+    def scores_on_screen(self) -> bool:
+        """Whether the table shown in the content pane (a data: iframe) has its score columns within the window."""
+        pane = "() => [...document.querySelectorAll('iframe')].find(f => !f.closest('nav')).getBoundingClientRect().left"
+        left = self.page.evaluate(pane)
+        frame = next(f for f in self.page.frames if f.url.startswith("data:"))
+        frame.wait_for_load_state()
+        edges = frame.evaluate(SCORE_EDGES)
+        return len(edges) > 2 and left + max(edges) <= VIEWPORT["width"]
+
     def search(self, term: str) -> None:
         self.load()
         box = self.page.get_by_placeholder("Search...")
@@ -119,7 +150,7 @@ class Session:
 
     def entry_path(self, row, paths: list[str]) -> str:
         """The one result of `paths` (the page's) whose labels the row shows."""
-        label = ",".join(cell.strip() for cell in row.locator("td").all_inner_texts()[:-1])
+        label = row_label(row)
         matches = self.page.evaluate(
             "([label, paths]) => paths.filter(p => Object.values(results[p].labels || {}).join(',') === label)",
             [label, paths],
@@ -152,6 +183,9 @@ def test_every_category_subcategory_and_entry_opens(browser, report):
             assert not session.page.locator("nav input[type=radio]").count(), "a label became a toggle"
             shown = session.check_rows(paths)
             assert sorted(shown) == sorted(paths), (category, subcategory)  # no merged rows, none without a file
+            if TABLE1 in paths:
+                session.show(TABLE1)
+                assert session.scores_on_screen(), "Table 1's score columns are off-screen at 1400 px"
             for i in range(len(paths)):  # every entry's info button
                 session.open(category, subcategory)
                 session.click(session.rows().nth(i).get_by_role("link").nth(1))

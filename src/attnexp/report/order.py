@@ -37,7 +37,9 @@ def dataset_sections(names: Sequence[str]) -> dict[str, str]:
 
 
 def entry_label(dataset: str, model: str, result: str) -> dict[str, str]:
-    """A report entry's labels: one, "dataset · model · result" (no model part where `model` is "-"). Snakemake's
-    report makes any label after the first a toggle when it has two values on half a page's entries, which leaves
-    rows without a file; a single label cannot, and naming the dataset keeps every search result its own row."""
-    return {"dataset · model · result": " · ".join(part for part in (dataset, model, result) if part != "-")}
+    """A report entry's labels: one, "dataset · model · result" (no model part where `model` is "-", no dataset
+    part for ALL_DATASETS, whose entries are one of a kind). Snakemake's report makes any label after the first a
+    toggle when it has two values on half a page's entries, which leaves rows without a file; a single label
+    cannot, and naming the dataset keeps every search result its own row."""
+    parts = (dataset if dataset != ALL_DATASETS else "-", model, result)
+    return {"dataset · model · result": " · ".join(part for part in parts if part != "-")}
