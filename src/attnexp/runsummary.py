@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from attnexp import paths
-from attnexp.report.chance import majority_rate, near_chance
+from attnexp.chance import majority_rate, near_chance
 
 # Stages in the order a run goes through them; a rule belongs to the first stage whose prefix it has.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -128,7 +128,7 @@ def report_command(
 
 
 def chance_level_models(workdir: Path) -> list[str]:
-    """The trained models under results/models whose test accuracy is near chance (attnexp.report.chance), as
+    """The trained models under results/models whose test accuracy is near chance (attnexp.chance), as
     "dataset model seed k (accuracy vs the majority rate)"."""
     found = []
     for metrics_file in sorted((workdir / paths.RESULTS / "models").glob("*/*/seed*/metrics.json")):

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from attnexp.chance import majority_rate, near_chance
 from attnexp.io import read_csv, read_json, read_parquet
-from attnexp.report.chance import majority_rate, near_chance
 from attnexp.report.tables import dataset_order, mean_with_bootstrap_ci, write_table
 
 MODEL_KEYS = ["dataset", "encoder", "attention"]
@@ -63,7 +63,7 @@ def performance_metric(task: str) -> str:
 def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
     """One row per dataset x encoder x attention: dataset statistics plus across-seed test performance, and
     `near_chance_seeds`: how many seeds' test accuracy is not significantly above the majority-class rate
-    (`chance_rate`; attnexp.report.chance)."""
+    (`chance_rate`; attnexp.chance)."""
     stats = dataset_statistics(metas)
     tasks = dict(zip(stats["dataset"], stats["task"], strict=True))
     chance = dict(zip(stats["dataset"], stats["chance_rate"], strict=True))

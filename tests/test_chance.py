@@ -3,7 +3,7 @@
 import pytest
 from scipy.stats import binomtest
 
-from attnexp.report import chance
+from attnexp import chance
 
 
 @pytest.mark.parametrize(
