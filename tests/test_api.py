@@ -1,6 +1,7 @@
 """The public Python API (attnexp.api): one raw sentence explained exactly as the pipeline explains a test
 instance, A&Z views on Transformer-family models only, tokenizer adapters, lazy public names, and the example."""
 
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -128,3 +129,85 @@ def test_a_hugging_face_model_and_tokenizer_are_explained_as_given(tmp_path, set
     assert len(exp.probabilities) == 3 and exp.adversarial_attention is None
     assert exp.flow.shape == exp.rollout.shape == (model.config.num_hidden_layers, len(exp.tokens))
     assert set(exp.tau) == set(PAIRS)
+
+
+def test_target_explains_another_class_than_the_predicted_one(planted_nli, settings):
+    """`target=` (an index or a class name) moves the gradient and IG to that class's probability; attention and
+    LOO stay; A&Z's blank-out follows it too."""
+    from attnexp.analyses.jw.importance import gradient_importance
+
+    instances, meta = planted_nli
+    model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls").eval()
+    row = split_frame(instances, "test").iloc[0]
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    text, question = _text(meta, row["tokens"]), _text(meta, row["question"])
+    kwargs = dict(classes=meta["classes"], settings=settings[0], az_settings=settings[1])
+    kwargs |= dict(with_permutation=False, with_adversary=False)
+    own = api.explain(model, tokenizer, text, question, **kwargs)
+    other = (own.predicted + 1) % len(meta["classes"])
+    by_index = api.explain(model, tokenizer, text, question, target=other, **kwargs)
+    by_name = api.explain(model, tokenizer, text, question, target=meta["classes"][other], **kwargs)
+    assert own.target == own.predicted and by_name.target == other
+    assert by_index.target == other and by_index.predicted == own.predicted
+    assert f"explaining {meta['classes'][other]}" in by_index.summary and "explaining" not in own.summary
+    batch = api.encode_text(tokenizer, text, question)
+    expected = gradient_importance(model, batch, torch.tensor([other]))[0, 1 : 1 + len(own.words)]
+    np.testing.assert_allclose(by_index.gradient, expected.numpy(), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(by_name.gradient, by_index.gradient)
+    assert not np.allclose(by_index.gradient, own.gradient) and not np.allclose(by_index.ig, own.ig)
+    assert not np.allclose(by_index.blankout, own.blankout)
+    np.testing.assert_allclose(by_index.attention, own.attention)
+    np.testing.assert_allclose(by_index.loo, own.loo)
+    with pytest.raises(ValueError, match="not a class"):
+        api.explain(model, tokenizer, text, question, target="nonsense", **kwargs)
+
+
+def test_a_list_of_texts_is_explained_as_one_batch_like_each_text_alone(planted_sentiment, planted_nli, settings):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "lstm", "tanh", embedding_dim=12, hidden_size=8, seed=0).eval()
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    test = split_frame(instances, "test").drop_duplicates("length")  # three lengths: padded in the batch
+    texts = [_text(meta, tokens) for tokens in test["tokens"].iloc[:3]]
+    assert len({len(t.split()) for t in texts}) == 3
+    together = api.explain(model, tokenizer, texts, settings=settings[0], with_adversary=False)
+    assert isinstance(together, list) and [e.text for e in together] == texts
+    for text, batched in zip(texts, together, strict=True):
+        alone = api.explain(model, tokenizer, text, settings=settings[0], with_adversary=False)
+        assert batched.words == alone.words and batched.predicted == alone.predicted
+        for name in ("attention", "gradient", "loo", "ig"):
+            np.testing.assert_allclose(batched.measure(name), alone.measure(name), rtol=1e-4, atol=1e-7)
+        assert batched.tau.keys() == alone.tau.keys() and batched.permutation_changes.shape == (8,)
+    instances, meta = planted_nli  # A&Z views of a Transformer, with a question per text
+    model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls").eval()
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    rows = split_frame(instances, "test").iloc[:2]
+    texts, questions = [_text(meta, t) for t in rows["tokens"]], [_text(meta, q) for q in rows["question"]]
+    kwargs = dict(settings=settings[0], az_settings=settings[1], with_permutation=False, with_adversary=False)
+    together = api.explain(model, tokenizer, texts, questions, target=[0, 1], **kwargs)
+    for text, question, target, batched in zip(texts, questions, [0, 1], together, strict=True):
+        alone = api.explain(model, tokenizer, text, question, target=target, **kwargs)
+        assert batched.target == target
+        for name in ("flow", "rollout", "raw", "blankout", "gradient"):
+            np.testing.assert_allclose(getattr(batched, name), getattr(alone, name), rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="1 questions for 2 texts"):
+        api.explain(model, tokenizer, texts, [questions[0]], **kwargs)
+
+
+def test_an_explanation_shows_as_html_in_a_notebook(planted_sentiment, settings):
+    instances, meta = planted_sentiment
+    model = build_model(meta, "average", "tanh", embedding_dim=12, hidden_size=8, seed=0).eval()
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    text = _text(meta, split_frame(instances, "test")["tokens"].iloc[0]) + " <b>&"
+    exp = api.explain(model, tokenizer, text, classes=meta["classes"], settings=settings[0], with_adversary=False)
+    page = exp._repr_html_()
+    assert page.count("<tr>") == len(exp.measures) and page.count('<span title="') == len(exp.measures) * len(exp.words)
+    assert "&lt;b&gt;" in page and "&amp;" in page and "<b>&" not in page  # words escaped
+    assert html_text(exp.summary) in page and f"predicted {exp.label}" in page
+    colours = {c for c in re.findall(r"background:(#[0-9a-f]{6})", page)}
+    assert len(colours) > 3  # shaded, not one colour
+
+
+def html_text(text: str) -> str:
+    import html
+
+    return html.escape(text)

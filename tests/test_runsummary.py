@@ -85,7 +85,7 @@ def test_success_summary_names_stages_wall_time_results_and_how_to_get_the_repor
     assert f"{tmp_path.resolve()}/results/" in summary and "snakemake report" in summary  # no report yet
     (tmp_path / "results").mkdir()
     (tmp_path / "results/report.html").write_text("<html>")
-    assert "xdg-open results/report.html" in runsummary.success_summary(str(log), tmp_path, events=events)
+    assert f"xdg-open {tmp_path.resolve()}/results/report.html" in runsummary.success_summary(str(log), tmp_path, events=events)
 
 
 def test_error_summary_names_the_failed_rule_and_its_log_from_the_job_events(tmp_path):
@@ -106,3 +106,88 @@ def test_a_heartbeat_is_due_every_30_seconds_of_a_long_loop():
     beat = Heartbeat(clock=ticks.__next__)
     assert PROGRESS_SECONDS == 30.0
     assert [beat.due() for _ in range(6)] == [False, False, True, False, True, True]
+
+
+def _log(tmp_path):
+    log = tmp_path / ".snakemake/log/2026-11-23T110210.159225.snakemake.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(LOG)
+    return str(log)
+
+
+def _touch(path, mtime):
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("x")
+    os.utime(path, (mtime, mtime))
+
+
+def test_the_report_hint_keeps_the_runs_configfile_config_and_directory(tmp_path):
+    import shlex
+
+    snakefile = tmp_path / "repo/Snakefile"
+    assert runsummary.report_command(snakefile.parent, snakefile) == "snakemake report --cores 1"
+    configfile = tmp_path / "own.yaml"
+    command = runsummary.report_command(tmp_path / "work", snakefile, [configfile], ["datasets=[syn_nli, x]"])
+    words = shlex.split(command)
+    assert words[:5] == ["snakemake", "-s", str(snakefile.resolve()), "--directory", str((tmp_path / "work").resolve())]
+    assert words[5:] == ["report", "--cores", "1", "--configfile", str(configfile), "--config", "datasets=[syn_nli, x]"]
+    summary = runsummary.success_summary(_log(tmp_path), tmp_path, command=command)
+    assert f"not built yet: `{command}` writes" in summary and "make report" not in summary
+
+
+def test_the_printed_report_command_runs_as_typed(tmp_path):
+    """The hint of a run in another directory with its own config file, through the real command line (with
+    --summary: the files it would make, nothing run)."""
+    import shlex
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    from tests.workflow.helpers import local_env
+
+    configfile = tmp_path / "own.yaml"
+    configfile.write_text((REPO / ".test/config/config.yaml").read_text())
+    command = runsummary.report_command(tmp_path / "work", REPO / "Snakefile", [configfile], ["seeds=[3]"])
+    words = shlex.split(command)
+    done = subprocess.run(
+        [sys.executable, "-m", *words, "--summary"], cwd="/", env=local_env(), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    files = {line.split("\t")[0] for line in done.stdout.splitlines()}
+    assert "results/report.html" in files and "results/models/syn_sentiment/average-tanh/seed3/metrics.json" in files
+    assert not any("syn_babi" in f for f in files)  # this run's grid, not the default one
+
+
+def test_the_report_is_stale_when_any_reported_output_is_newer_or_missing(tmp_path):
+    report = tmp_path / "results/report.html"
+    _touch(report, 2000)
+    _touch(tmp_path / "results/tables/jw/t.html", 1000)
+    reported = ["results/tables/jw/t.html", "results/figures/az/f.png"]
+    _touch(tmp_path / "results/figures/az/f.png", 1500)
+    assert not runsummary.report_is_stale(tmp_path, reported)
+    _touch(tmp_path / "results/figures/az/f.png", 3000)
+    assert runsummary.report_is_stale(tmp_path, reported)
+    (tmp_path / "results/figures/az/f.png").unlink()
+    assert runsummary.report_is_stale(tmp_path, reported)  # missing from the report
+    _touch(tmp_path / "results/figures/az/f.png", 1500)
+    _touch(tmp_path / "results/wp/syn_sentiment/points.csv", 2500)  # outside tables/ and figures/
+    assert runsummary.report_is_stale(tmp_path, []) and not runsummary.report_is_stale(tmp_path, reported)
+    summary = runsummary.success_summary(_log(tmp_path), tmp_path)
+    assert "is older than the results: `snakemake report --cores 1` (or `make report`) rebuilds it" in summary
+
+
+def test_models_near_chance_are_flagged_in_the_summary(tmp_path):
+    import json
+
+    meta = {"classes": ["neg", "pos"], "class_counts": {"test": {"0": 50, "1": 50}}, "sizes": {"test": 100}}
+    _touch(tmp_path / "results/preprocessed/d/meta.json", 1000)
+    (tmp_path / "results/preprocessed/d/meta.json").write_text(json.dumps(meta))
+    for model, accuracy in (("lstm-tanh", 0.52), ("cnn-tanh", 0.9)):
+        folder = tmp_path / f"results/models/d/{model}/seed0"
+        folder.mkdir(parents=True)
+        (folder / "metrics.json").write_text(json.dumps({"accuracy": accuracy, "n": 100}))
+    summary = runsummary.success_summary(_log(tmp_path), tmp_path)
+    assert "Warning:  1 model near chance level" in summary and "d lstm-tanh seed 0 (0.52 vs 0.50)" in summary
+    assert "cnn-tanh" not in summary

@@ -5,6 +5,8 @@ draw it as a text heatmap.
     run = load_run("results/models/syn_sentiment/lstm-tanh/seed0")
     exp = explain(run.model, run.tokenizer, "a moving and funny film", classes=run.classes)
     exp.to_frame(); exp.tau; heatmap(exp, path="sentence.png")
+    exp                                   # in a notebook: the words shaded by each measure (`_repr_html_`)
+    explain(run.model, run.tokenizer, ["a dull film", "a fine one"], target="positive", classes=run.classes)
 
 Every number comes from the library functions the workflow runs (`analyses.jw.instances` importance /
 permutation / adversary tables, `analyses.jw.kendall`, `analyses.az.run.relevance_and_importance`) on a one-row
@@ -14,6 +16,7 @@ typed against `AttentionModel`; a Hugging Face model and tokenizer are accepted 
 """
 
 import contextlib
+import html
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -148,22 +151,26 @@ def as_attention_model(model: AttentionModel | torch.nn.Module, tokenizer: Any =
 
 def encode_text(tokenizer: TextTokenizer | Any, text: str, question: str | None = None) -> Batch:
     """One raw text as a one-instance Batch (label 0 until a prediction replaces it)."""
-    return collate(_rows(as_tokenizer(tokenizer).encode(text, question), label=0))
+    return collate(_rows([as_tokenizer(tokenizer).encode(text, question)], labels=[0]))
 
 
-def _rows(tokenized: TokenizedText, label: int) -> pd.DataFrame:
-    """The one-row table of `instances.parquet` the per-instance analyses read."""
-    row = {
-        "instance_id": INSTANCE_ID,
-        "split": "test",
-        "tokens": tokenized.tokens,
-        "label": label,
-        "length": len(tokenized.tokens) - 2,
-        "rationale": [],
-    }
-    if tokenized.question is not None:
-        row["question"] = tokenized.question
-    return pd.DataFrame([row])
+def _rows(tokenized: Sequence[TokenizedText], labels: Sequence[int]) -> pd.DataFrame:
+    """The table of `instances.parquet` the per-instance analyses read, one row per text: instance id "input"
+    for a single text, "input0", "input1", … for several (the adversary seeds its starts by the id)."""
+    rows = []
+    for i, (text, label) in enumerate(zip(tokenized, labels, strict=True)):
+        row = {
+            "instance_id": INSTANCE_ID if len(tokenized) == 1 else f"{INSTANCE_ID}{i}",
+            "split": "test",
+            "tokens": text.tokens,
+            "label": int(label),
+            "length": len(text.tokens) - 2,
+            "rationale": [],
+        }
+        if text.question is not None:
+            row["question"] = text.question
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 # --- runs from results/ ---
@@ -254,6 +261,7 @@ class Explanation:
     classes: list[str]
     predicted: int
     probabilities: list[float]
+    target: int  # the class the gradient, IG and A&Z scores explain (the predicted one unless `explain(target=)`)
     attention: np.ndarray
     gradient: np.ndarray
     loo: np.ndarray
@@ -271,7 +279,22 @@ class Explanation:
 
     @property
     def label(self) -> str:
-        return self.classes[self.predicted] if self.predicted < len(self.classes) else str(self.predicted)
+        """The predicted class's name."""
+        return self._name(self.predicted)
+
+    @property
+    def target_label(self) -> str:
+        """The explained class's name."""
+        return self._name(self.target)
+
+    def _name(self, index: int) -> str:
+        return self.classes[index] if index < len(self.classes) else str(index)
+
+    @property
+    def summary(self) -> str:
+        """ "predicted positive (p = 0.93)", with ", explaining negative" where the target is another class."""
+        text = f"predicted {self.label} (p = {self.probabilities[self.predicted]:.2f})"
+        return text if self.target == self.predicted else f"{text}, explaining {self.target_label}"
 
     @property
     def permutation_median(self) -> float | None:
@@ -298,6 +321,29 @@ class Explanation:
         """One row per real token, one column per measure (A&Z ones at the last layer)."""
         return pd.DataFrame({"word": self.words, **{name: self.measure(name) for name in self.measures}})
 
+    def _repr_html_(self) -> str:
+        """The notebook display: the summary, then one row of words per measure, each word shaded by its share
+        of the measure's total on one scale for all rows (as `heatmap`; the score shows on hover), and Kendall's τ."""
+        from attnexp.report.heatmap import shares, word_colours
+
+        rows = {name: self.measure(name) for name in self.measures}
+        vmax = max(float(shares(values).max(initial=0)) for values in rows.values())
+        cells = []
+        for name, values in rows.items():
+            colours = word_colours(shares(values), vmax)
+            words = "".join(
+                f'<span title="{value:.4g}" style="background:{colour};padding:1px 3px;margin:1px;'
+                f'border-radius:2px;display:inline-block">{html.escape(word)}</span>'
+                for word, value, colour in zip(self.words, values, colours, strict=True)
+            )
+            cells.append(f'<tr><th style="text-align:right;padding-right:6px">{html.escape(name)}</th><td>{words}</td></tr>')
+        taus = ", ".join(f"{pair} {tau:.2f}" for pair, (tau, _) in self.tau.items())
+        return (
+            f"<div><p><b>{html.escape(self.summary)}</b></p><table>{''.join(cells)}</table>"
+            f"<p>Shading: a word's share of the row's total, white 0 to darkest {vmax:.2f}. Kendall τ: "
+            f"{html.escape(taus)}</p></div>"
+        )
+
 
 def _quiet(function, *args, **kwargs):
     """Run a pipeline function without its progress lines."""
@@ -308,80 +354,119 @@ def _quiet(function, *args, **kwargs):
 def explain(
     model: AttentionModel | torch.nn.Module,
     tokenizer: TextTokenizer | Any,
-    text: str,
-    question: str | None = None,
+    text: str | Sequence[str],
+    question: str | Sequence[str] | None = None,
     *,
+    target: int | str | Sequence[int | str] | None = None,
     classes: Sequence[str] | None = None,
     settings: AnalysisSettings | None = None,
     az_settings: AZSettings | None = None,
     with_permutation: bool = True,
     with_adversary: bool = True,
     seed: int = 0,
-) -> Explanation:
-    """Explain the model's prediction for one raw `text` (and `question`, NLI/QA) with every measure.
+) -> "Explanation | list[Explanation]":
+    """Explain the model's prediction for a raw `text` (and `question`, NLI/QA) with every measure; a list of
+    texts (and of questions) is explained as one batch and gives a list of explanations.
 
     J&W (§6): attention, gradient, leave-one-out and integrated gradients per token, Kendall τ between them,
     the output change under `settings.permutations` permutations of the attention (generator seed `seed`) and
-    the ε-max adversarial attention (seed `seed + 1`, starts drawn from it and the instance id "input"), as
-    `analyses.jw.run` seeds them (`with_permutation`, `with_adversary`: False skips them). A&Z (§3-4), for
-    models whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer,
-    blank-out and input gradients of the predicted class.
+    the ε-max adversarial attention (seed `seed + 1`, starts drawn from it and the instance id, "input" for one
+    text), as `analyses.jw.run` seeds them (`with_permutation`, `with_adversary`: False skips them). A&Z (§3-4),
+    for models whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer,
+    blank-out and input gradients.
+    `target`: the class (index, or name of `classes`; one per text or one for all) whose score the gradient, IG
+    and A&Z's blank-out and input gradients explain; default the predicted class. A binary model's gradient and
+    IG explain p(positive) whatever the target (J&W's convention; the other class's only flips the sign, which
+    the absolute value drops); attention, LOO, permutations and the adversary do not depend on a class.
     `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
     attention (its heads share no single attention vector).
     """
+    single = isinstance(text, str)
+    texts = [text] if single else list(text)
+    if not texts:
+        raise ValueError("explain() needs at least one text")
+    questions = [question] * len(texts) if question is None or isinstance(question, str) else list(question)
+    if len(questions) != len(texts):
+        raise ValueError(f"{len(questions)} questions for {len(texts)} texts")
     model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
     defaults = default_settings() if settings is None or az_settings is None else None
-    settings = replace(settings or defaults[0], batch_size=1)
+    settings = replace(settings or defaults[0], batch_size=len(texts))
     az_settings = az_settings or defaults[1]
     model.eval()
-    tokenized = tokenizer.encode(text, question)
-    batch = collate(_rows(tokenized, label=0))
+    tokenized = [tokenizer.encode(t, q) for t, q in zip(texts, questions, strict=True)]
     with torch.no_grad():
-        output = model(batch)
-    predicted = int(model.predict(output.logits)[0])
-    probabilities = model.distribution(output.logits)[0].double().tolist()
-    rows = _rows(tokenized, label=predicted)
+        output = model(collate(_rows(tokenized, labels=[0] * len(texts))))
+    predicted = model.predict(output.logits).tolist()
+    probabilities = model.distribution(output.logits).double().tolist()
+    names = list(classes) if classes is not None else [str(c) for c in range(len(probabilities[0]))]
+    targets = _targets(target, names, predicted)
+    rows = _rows(tokenized, labels=targets)
 
-    importance = _quiet(importance_table, model, rows, settings)
+    importance = _quiet(importance_table, model, rows, settings, explain_label=True)
     pairs = [p for p in PAIRS if "loo" not in PAIRS[p] or settings.bc_loo or not model.is_binary]  # as analyses.jw.run
     taus = kendall_tau_per_instance(importance, pairs)
-    record = importance.iloc[0]
-    explanation = Explanation(
-        text=text,
-        words=tokenized.words,
-        positions=tokenized.positions,
-        tokens=tokenized.tokens,
-        classes=list(classes) if classes is not None else [str(c) for c in range(len(probabilities))],
-        predicted=predicted,
-        probabilities=probabilities,
-        **{name: np.asarray(record[name], dtype=float) for name in JW_MEASURES},
-        tau={row.pair: (float(row.tau), float(row.p_value)) for row in taus.itertuples(index=False)},
-    )
+    explanations = [
+        Explanation(
+            text=t,
+            words=tokens.words,
+            positions=tokens.positions,
+            tokens=tokens.tokens,
+            classes=names,
+            predicted=predicted[i],
+            probabilities=probabilities[i],
+            target=targets[i],
+            **{name: np.asarray(importance[name][i], dtype=float) for name in JW_MEASURES},
+            tau={
+                row.pair: (float(row.tau), float(row.p_value))
+                for row in taus[taus["instance_id"] == rows["instance_id"][i]].itertuples(index=False)
+            },
+        )
+        for i, (t, tokens) in enumerate(zip(texts, tokenized, strict=True))
+    ]
     if with_permutation:
         permuted = _quiet(permutation_table, model, rows, settings, torch.Generator().manual_seed(seed))
-        explanation.permutation_changes = np.asarray(permuted["output_changes"][0], dtype=float)
+        for explanation, changes in zip(explanations, permuted["output_changes"], strict=True):
+            explanation.permutation_changes = np.asarray(changes, dtype=float)
     if with_adversary and model.checkpoint_kind not in NO_ADVERSARY:
         adversarial = _quiet(adversary_table, model, rows, settings, seed + 1)
-        explanation.adversarial_attention = np.asarray(adversarial["adversarial_attention"][0], dtype=float)
-        explanation.adversarial_jsd = float(adversarial["emax_jsd"][0])
-        explanation.adversarial_tvd = float(adversarial["emax_tvd"][0])
+        for explanation, row in zip(explanations, adversarial.itertuples(index=False), strict=True):
+            explanation.adversarial_attention = np.asarray(row.adversarial_attention, dtype=float)
+            explanation.adversarial_jsd, explanation.adversarial_tvd = float(row.emax_jsd), float(row.emax_tvd)
     if output.encoded.maps is not None:
         relevance = relevance_and_importance(
             model,
             rows,
-            batch_size=1,
+            batch_size=len(texts),
             relevance_row=az_settings.relevance_row,
             rollout_residual=az_settings.rollout_residual,
             flow_solver=az_settings.flow_solver,
-            score=az_settings.score,  # the gold class is the predicted one: a raw sentence has no label
+            score=az_settings.score,  # of the "gold" class: the target (a raw sentence has no label)
             progress=lambda line: None,
             blank=tokenizer.blank_id if model.blank_id is None else model.blank_id,  # the hf family: [MASK]
-        ).iloc[0]
-        for name in AZ_MEASURES:
-            setattr(explanation, name, np.asarray(relevance[name], dtype=float))
-        explanation.blankout = np.asarray(relevance["blankout"], dtype=float)
-        explanation.input_gradient = np.asarray(relevance[az_settings.gradient], dtype=float)
-    return explanation
+        )
+        for explanation, (_, row) in zip(explanations, relevance.iterrows(), strict=True):
+            for name in AZ_MEASURES:
+                setattr(explanation, name, np.asarray(row[name], dtype=float))
+            explanation.blankout = np.asarray(row["blankout"], dtype=float)
+            explanation.input_gradient = np.asarray(row[az_settings.gradient], dtype=float)
+    return explanations[0] if single else explanations
+
+
+def _targets(target: int | str | Sequence[int | str] | None, classes: Sequence[str], predicted: list[int]) -> list[int]:
+    """One class index per text: the predicted ones, or `target` (one for all, or one per text; index or name)."""
+    if target is None:
+        return list(predicted)
+    wanted = [target] * len(predicted) if isinstance(target, int | str) else list(target)
+    if len(wanted) != len(predicted):
+        raise ValueError(f"{len(wanted)} targets for {len(predicted)} texts")
+    indices = []
+    for t in wanted:
+        index = classes.index(t) if isinstance(t, str) and t in classes else t
+        if not isinstance(index, int) or not 0 <= index < len(classes):
+            known = ", ".join(map(str, classes))
+            raise ValueError(f"target {t!r} is not a class of this model: {known} (or 0..{len(classes) - 1})")
+        indices.append(index)
+    return indices
 
 
 def heatmap(
@@ -399,7 +484,7 @@ def heatmap(
     if measures is None:
         measures = [m for m in (*JW_MEASURES, "rollout", "flow") if m in explanation.measures]
     if title is None:
-        title = f"predicted {explanation.label} (p = {explanation.probabilities[explanation.predicted]:.2f})"
+        title = explanation.summary
     with paper_style():
         fig = text_heatmap(explanation.words, {m: explanation.measure(m) for m in measures}, title=title)
         if path is not None:

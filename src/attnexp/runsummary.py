@@ -7,13 +7,16 @@ console's text); the wall time from the name of Snakemake's log of the run. Pure
 it at parse time.
 """
 
+import json
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
 from attnexp import paths
+from attnexp.chance import majority_rate, near_chance
 from attnexp.runconsole import JobEvents, current, labels
 
 # Stages in the order a run goes through them; a rule belongs to the first stage whose prefix it has.
@@ -69,10 +72,56 @@ def wall_time(log_path: LogPath, now: datetime | None = None) -> str:
     return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-def _newest_result(workdir: Path) -> float:
-    """The latest modification time of a table or figure (what the report shows)."""
-    folders = [workdir / paths.RESULTS / kind for kind in ("tables", "figures")]
-    return max((p.stat().st_mtime for folder in folders for p in folder.rglob("*.*")), default=0.0)
+def report_is_stale(workdir: Path, reported: Sequence[str | Path]) -> bool:
+    """Whether the report misses or predates one of `reported` (the report rule's inputs: every table and figure
+    of this run's grid); without them, whether it predates any file under results/ but the report itself."""
+    report = workdir / paths.REPORT
+    if reported:
+        files = [workdir / f for f in reported]
+        if not all(f.exists() for f in files):
+            return True
+    else:
+        files = [f for f in (workdir / paths.RESULTS).rglob("*") if f.is_file() and f != report]
+    return max((f.stat().st_mtime for f in files), default=0.0) > report.stat().st_mtime
+
+
+def report_command(
+    workdir: str | Path = ".",
+    snakefile: str | Path | None = None,
+    configfiles: Sequence[str | Path] = (),
+    config_args: Sequence[str] = (),
+) -> str:
+    """The command that builds this run's report: the run's `--configfile`s and `--config` values, and its
+    Snakefile and `--directory` (absolute, so it works from anywhere) where the working directory is not the
+    Snakefile's folder. The target comes before `--configfile`, which takes several files."""
+    workdir = Path(workdir).resolve()
+    words = ["snakemake"]
+    if snakefile is not None and Path(snakefile).resolve().parent != workdir:
+        words += ["-s", str(Path(snakefile).resolve()), "--directory", str(workdir)]
+    words += ["report", "--cores", "1"]
+    if configfiles:
+        words += ["--configfile", *(str(Path(f).resolve()) for f in configfiles)]
+    if config_args:
+        words += ["--config", *config_args]
+    return shlex.join(words)
+
+
+def chance_level_models(workdir: Path) -> list[str]:
+    """The trained models under results/models whose test accuracy is near chance (attnexp.chance), as
+    "dataset model seed k (accuracy vs the majority rate)"."""
+    found = []
+    for metrics_file in sorted((workdir / paths.RESULTS / "models").glob("*/*/seed*/metrics.json")):
+        meta_file = workdir / paths.preprocessed_files(metrics_file.parts[-4])["meta"]
+        try:
+            metrics, meta = json.loads(metrics_file.read_text()), json.loads(meta_file.read_text())
+            rate = majority_rate(meta.get("class_counts", {}).get("test", {}), len(meta["classes"]))
+            accuracy, n = float(metrics["accuracy"]), int(metrics.get("n", meta["sizes"]["test"]))
+        except (OSError, ValueError, KeyError):
+            continue
+        if near_chance(accuracy, n, rate):
+            dataset, model, seed = metrics_file.parts[-4:-1]
+            found.append(f"{dataset} {model} {seed.replace('seed', 'seed ')} ({accuracy:.2f} vs {rate:.2f})")
+    return found
 
 
 def _ran(events: JobEvents | None) -> str:
@@ -93,12 +142,22 @@ def start_banner() -> str:
 
 
 def success_summary(
-    log_path: LogPath, workdir: str | Path = ".", now: datetime | None = None, events: JobEvents | None = None
+    log_path: LogPath,
+    workdir: str | Path = ".",
+    now: datetime | None = None,
+    events: JobEvents | None = None,
+    *,
+    reported: Sequence[str | Path] = (),
+    command: str | None = None,
 ) -> str:
     """The closing summary of a successful run: what ran per stage (`events`: this run's, by default those
-    attnexp.runconsole records), wall time, where results and report are."""
+    attnexp.runconsole records), wall time, where results and report are, models near chance level. `reported`: the
+    report's tables and figures (for its staleness); `command`: how to build the report for this run
+    (`report_command`; default the plain one)."""
     workdir = Path(workdir).resolve()
     events = events or current()
+    command = command or report_command(workdir)
+    how = f"`{command}`" + (" (or `make report`)" if command == report_command() else "")
     report = workdir / paths.REPORT
     lines = [
         f"== attnexp: finished in {wall_time(log_path, now)} ==",
@@ -107,12 +166,19 @@ def success_summary(
         f" figures: {paths.RESULTS}/figures/{{jw,wp,az}}/)",
         f"Logs:     {workdir / paths.LOGS}/  (per-epoch lines of every training job)",
     ]
-    if report.exists() and _newest_result(workdir) > report.stat().st_mtime:
-        lines.append(f"Report:   {report} is older than the results: `snakemake report` (or `make report`) rebuilds it")
+    if report.exists() and report_is_stale(workdir, reported):
+        lines.append(f"Report:   {report} is older than the results: {how} rebuilds it")
     elif report.exists():
-        lines.append(f"Report:   {report}  (open it in a browser, e.g. `xdg-open {paths.REPORT}`)")
+        lines.append(f"Report:   {report}  (open it in a browser, e.g. `xdg-open {report}`)")
     else:
-        lines.append(f"Report:   not built yet: `snakemake report` (or `make report`) writes {paths.REPORT}")
+        lines.append(f"Report:   not built yet: {how} writes {report}")
+    chance = chance_level_models(workdir)
+    if chance:
+        shown = ", ".join(chance[:5]) + (f" and {len(chance) - 5} more" if len(chance) > 5 else "")
+        lines.append(
+            f"Warning:  {len(chance)} model{'s' * (len(chance) != 1)} near chance level (test accuracy not significantly"
+            f" above always predicting the majority class; Table 1 marks them): {shown}"
+        )
     return "\n".join(lines)
 
 

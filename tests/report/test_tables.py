@@ -220,3 +220,39 @@ def test_single_seed_table2_equals_the_analyses_kendall_summary(models, nan_poli
     assert sorted(ours.index) == sorted(theirs.index)
     for column in ("mean", "std", "sig_frac", "n", "n_nan"):
         assert np.allclose(ours.loc[theirs.index, column].astype(float), theirs[column].astype(float), equal_nan=True), column
+
+
+def test_table2_shows_the_number_of_instances_per_group(models):
+    table = tables.table2(models, CLASSES, "omit", {"n_resamples": 100})
+    display = tables.table2_display(table, ["bc_set", "qa_set"], ["attn_grad", "attn_loo"])
+    assert list(display.columns[:4]) == ["Dataset", "Group", "Model", "n"]
+    for row in display.itertuples(index=False):
+        kendalls = [m["kendall"] for m in models if m["dataset"] == row.Dataset and f"{m['encoder']}-tanh" == row.Model]
+        per_pair = [k[k["pair"] == "attn_grad"] for k in kendalls]
+        if row.Group != "Overall":
+            index = CLASSES[row.Dataset].index(row.Group.removeprefix("class "))
+            per_pair = [k[k["predicted"] == index] for k in per_pair]
+        assert row.n == sum(len(k) for k in per_pair) > 0  # undefined τ included, summed over the seeds
+
+
+def test_table1_flags_a_model_near_chance_and_shows_the_scores_first():
+    rng = np.random.default_rng(0)
+    meta = fake_meta("bc_set", "bc", ["neg", "pos"], rng)
+    meta["class_counts"]["test"] = {"0": 60, "1": 40}
+    metrics = [
+        {"dataset": "bc_set", "encoder": "lstm", "attention": "tanh", "seed": 0, "accuracy": 0.62, "f1_positive": 0.3, "n": 100},
+        {"dataset": "bc_set", "encoder": "cnn", "attention": "tanh", "seed": 0, "accuracy": 0.8, "f1_positive": 0.7, "n": 100},
+    ]
+    table = tables.table1({"bc_set": meta}, metrics).set_index("encoder")
+    assert table.loc["lstm", "chance_rate"] == pytest.approx(0.6)
+    assert table.loc["lstm", "near_chance_seeds"] == 1 and table.loc["cnn", "near_chance_seeds"] == 0
+    display = tables.table1_display(table.reset_index(), ["bc_set"])
+    assert list(display.columns[:4]) == ["Dataset", "metric", "lstm-tanh", "cnn-tanh"]
+    assert display.loc[0, "lstm-tanh"] == "0.300 (near chance)" and display.loc[0, "cnn-tanh"] == "0.700"
+    assert "near chance" in tables.CAPTIONS["table1"]
+
+
+def test_many_classes_show_their_total_alone():
+    rng = np.random.default_rng(1)
+    stats = tables.dataset_statistics({"qa": fake_meta("qa", "qa", list("abcdef"), rng)})
+    assert stats.loc[0, "test_by_class"] == str(stats.loc[0, "test"])

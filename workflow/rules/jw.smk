@@ -129,10 +129,8 @@ rule model_figure:
             "jw",
             paths.jw_model_figure_files(name="{figure}"),
             "model_figure",
-            lambda w: {
-                "model": f"{w.encoder}-{w.attention} seed {w.seed}",
-                "result": FIGURE_TITLES[w.figure],
-            },
+            lambda w: FIGURE_TITLES[w.figure],
+            model="{encoder}-{attention} seed {seed}",
         ),
     log:
         paths.log("figures", "jw/{dataset}/{encoder}-{attention}/seed{seed}/{figure}"),
@@ -177,10 +175,7 @@ rule summary_figure:
             "jw",
             paths.jw_summary_figure_files(name="{summary_figure}"),
             "summary_figure",
-            lambda w: {
-                "model": "-",
-                "result": f"{FIGURE_TITLES[w.summary_figure]} ({w.attention} attention)",
-            },
+            lambda w: f"{FIGURE_TITLES[w.summary_figure]} ({w.attention} attention)",
             ALL_DATASETS,
         ),
     log:

@@ -1,10 +1,13 @@
-# Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"),
-# labels = the model first, then the table or figure. Snakemake sorts categories, subcategories and entries by
-# name, so sections carry the papers' order as a number (attnexp.report.order). Tables enter as their HTML page
+# Report entries (snakemake --report): category = the paper, subcategory = the dataset (or "All datasets"), and one
+# label, "dataset · model · result" (attnexp.report.order.entry_label). One label, because Snakemake's report turns
+# any label after the first into a toggle when it has exactly two values on half the entries of a page (a
+# subcategory or a search's results), and a row lacking one of them then has no file (the page crashes); the
+# dataset in it keeps a search's rows apart (Snakemake merges entries with equal labels). Snakemake sorts
+# categories, subcategories and entries by name, so sections carry the papers' order as a number. Tables enter as their HTML page
 # (shown inline; a CSV would only be offered for download). `report(` at the start of a line would parse as the
 # global `report:` directive, hence the alias.
 from attnexp.report.jw.catalog import FIGURE_TITLES, TABLE_TITLES
-from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS
+from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS, entry_label
 
 in_report = report
 
@@ -20,6 +23,17 @@ def report_section(subcategory):
     return section
 
 
+def report_labels(subcategory, model, title):
+    """The entry's one label (see above); `model` and `title` are text with wildcards or functions of them."""
+
+    def labels(wildcards):
+        values = dict(wildcards.items())
+        text = lambda part: part(wildcards) if callable(part) else part.format(**values)
+        return entry_label(subcategory.format(**values), text(model), text(title))
+
+    return labels
+
+
 def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-", prefix=""):
     """A table's CSV, Markdown, LaTeX and HTML (`{prefix}{format}`); the HTML is its report entry (caption
     workflow/report/{paper}/{stem}.rst)."""
@@ -29,7 +43,7 @@ def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-", pref
         caption=f"../report/{paper}/{stem.rsplit('/', 1)[-1]}.rst",
         category=PAPER_SECTIONS[paper],
         subcategory=report_section(subcategory),
-        labels={"model": model, "result": title},
+        labels=report_labels(subcategory, model, title),
     )
     return {f"{prefix}{fmt}": path for fmt, path in files.items()}
 
@@ -38,14 +52,14 @@ def reported_figure(
     paper, files, caption, title, subcategory="{dataset}", model="-", prefix=""
 ):
     """A figure's PNG and PDF (`{prefix}{format}`); the PNG is its report entry (caption
-    workflow/report/{paper}/{caption}.rst). `title` may be a function of the wildcards.
+    workflow/report/{paper}/{caption}.rst). `model` and `title` may be functions of the wildcards.
     """
     png = in_report(
         files["png"],
         caption=f"../report/{paper}/{caption}.rst",
         category=PAPER_SECTIONS[paper],
         subcategory=report_section(subcategory),
-        labels=title if callable(title) else {"model": model, "result": title},
+        labels=report_labels(subcategory, model, title),
     )
     return {f"{prefix}png": png, f"{prefix}pdf": files["pdf"]}
 

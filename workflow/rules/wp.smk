@@ -197,6 +197,7 @@ rule wp_jsd_tvd_table:
 rule wp_variance_figures:
     input:
         variance=lambda w: paths.wp_dataset_files(w.dataset)[f"{w.kind}_variance"],
+        meta=paths.preprocessed_files()["meta"],
     output:
         **reported_figure(
             "wp",

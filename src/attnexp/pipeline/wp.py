@@ -174,7 +174,9 @@ def run_wp_table(*, inputs: Files, outputs: Files, settings: TableSettings, thre
 
 
 def run_wp_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
-    """W&P figures of one dataset: the variance violin and scatter (Test 2), or the JSD-TVD plane (Test 4)."""
+    """W&P figures of one dataset: the variance violin and scatter (Test 2; classes named by `meta`), or the
+    JSD-TVD plane (Test 4)."""
+    from attnexp.io import read_json
     from attnexp.report import wp
 
     style = settings.look.style()
@@ -190,6 +192,7 @@ def run_wp_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, t
         compared=settings.drawn,
         title=settings.title,
         style=style,
+        classes=read_json(inputs["meta"])["classes"] if "meta" in inputs else None,
     )
 
 

@@ -181,6 +181,7 @@ def correlation_figure(summary: pd.DataFrame, dataset: str, gradient: str, palet
         ax.axhline(0, color="grey", lw=0.5)
         ax.set_title(MEASURE_NAMES[importance])
         ax.set_xlabel("layer")
+        ax.set_xticks(sorted(part["layer"].unique()))  # whole layers only
     axes[0, 0].set_ylabel("Spearman's ρ")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=len(METHODS))
@@ -212,8 +213,9 @@ def picked_examples(relevance: pd.DataFrame) -> pd.DataFrame:
 
 
 def cls_map_figure(relevance: pd.DataFrame, vocab: list[str], width: float) -> Figure:
-    """[CLS] relevance maps across layers (A&Z Figs. 2-3), one heatmap per method and picked example;
-    ground-truth tokens (the subject) are starred."""
+    """[CLS] relevance maps across layers (A&Z Figs. 2-3), one heatmap per method and picked example, all on one
+    colour scale (0 to the largest value shown; colour bar), so that near-uniform raw attention looks pale rather
+    than maximal; ground-truth tokens (the subject) are starred."""
     picked = picked_examples(relevance)
     rows = max(len(picked), 1)
     fig, axes = new_figure(2 * width, aspect=0.3 * rows, nrows=rows, ncols=3, squeeze=False)
@@ -222,21 +224,26 @@ def cls_map_figure(relevance: pd.DataFrame, vocab: list[str], width: float) -> F
         for ax in axes[0]:
             ax.set_axis_off()
         return fig
+    maps = [[np.array([list(v) for v in getattr(example, method)]) for method in METHODS] for example in picked.itertuples()]
+    vmax = max(float(m.max(initial=0)) for row in maps for m in row) or 1.0  # one scale for every panel
     for row, example in enumerate(picked.itertuples()):
         words = [vocab[t] for t in example.tokens]
         words[0] = "[CLS]"
         subject = set(example.subject)
         status = "correct" if example.label == example.predicted else "misclassified"
         for col, method in enumerate(METHODS):
-            values = np.array([list(v) for v in getattr(example, method)])
+            values = maps[row][col]
             ax = axes[row, col]
-            ax.imshow(values, aspect="auto", cmap=MAP_COLOURS, vmin=0, vmax=values.max(), origin="lower")
+            image = ax.imshow(values, aspect="auto", cmap=MAP_COLOURS, vmin=0, vmax=vmax, origin="lower")
             labels = [f"*{w}*" if i in subject else w for i, w in enumerate(words)]
             ax.set_xticks(range(len(words)), labels, rotation=90, fontsize=5)
             ax.set_yticks(range(len(values)), [f"L{k + 1}" for k in range(len(values))], fontsize=5)
             if row == 0:
                 ax.set_title(METHOD_NAMES[method])
         axes[row, 0].set_ylabel(f"{example.instance_id}\n({status})", fontsize=6)
+    bar = fig.colorbar(image, ax=axes, shrink=0.8, aspect=30, pad=0.01)
+    bar.set_label("relevance to [CLS] (one scale for every panel)", fontsize=6)
+    bar.ax.tick_params(labelsize=5)
     return fig
 
 

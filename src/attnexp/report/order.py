@@ -34,3 +34,12 @@ def dataset_sections(names: Sequence[str]) -> dict[str, str]:
     return {ALL_DATASETS: f"{0:0{width}d}. {ALL_DATASETS}"} | {
         name: f"{i:0{width}d}. {name}" for i, name in enumerate(dataset_order(names), start=1)
     }
+
+
+def entry_label(dataset: str, model: str, result: str) -> dict[str, str]:
+    """A report entry's labels: one, "dataset · model · result" (no model part where `model` is "-", no dataset
+    part for ALL_DATASETS, whose entries are one of a kind). Snakemake's report makes any label after the first a
+    toggle when it has two values on half a page's entries, which leaves rows without a file; a single label
+    cannot, and naming the dataset keeps every search result its own row."""
+    parts = (dataset if dataset != ALL_DATASETS else "-", model, result)
+    return {"dataset · model · result": " · ".join(part for part in parts if part != "-")}

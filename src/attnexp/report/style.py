@@ -55,6 +55,9 @@ RC_PARAMS = {
     "lines.linewidth": 1.2,
     "svg.fonttype": "none",
     "text.parse_math": False,  # labels come from the data: a class named "$5" is text, not mathtext
+    # Unhinted glyphs keep the font's own advance (monospace: 0.602 em) at every dpi; hinting rounds it to whole
+    # pixels (0.64 em at 150 dpi), which pushed long words of the text heatmaps into the next word's box.
+    "text.hinting": "no_hinting",
 }
 
 

@@ -30,6 +30,7 @@ from attnexp.report.style import (
     set_title,
 )
 from attnexp.report.tables import write_table
+from attnexp.report.violins import binned_violins
 
 Path = str | PathLike
 DIGITS = 3  # decimals in the Markdown and LaTeX tables
@@ -171,60 +172,51 @@ def write_points_table(*, points: Path, dataset: str, outputs: Mapping[str, Path
 # --- figures ---
 
 
-def _classes(variance: pd.DataFrame) -> pd.Series:
-    """Predicted class (0/1, from the base run's p) as the hue label."""
-    return variance["class"].astype(int).astype(str)
+def _classes(variance: pd.DataFrame, classes: Sequence[str] | None = None) -> pd.Series:
+    """Predicted class (from the base run's p) as the hue label: its name in `classes` (the dataset's), else 0/1."""
+    index = variance["class"].astype(int)
+    return index.map(lambda i: str(classes[i]) if classes is not None and i < len(classes) else str(i))
+
+
+def _class_names(classes: Sequence[str] | None) -> list[str]:
+    return [str(c) for c in classes] if classes is not None else ["0", "1"]
 
 
 def seed_violin(
-    variance: pd.DataFrame, compared: str = "seeds", title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH
+    variance: pd.DataFrame,
+    compared: str = "seeds",
+    title: str = "",
+    palette: str = "spec",
+    width: float = COLUMN_WIDTH,
+    classes: Sequence[str] | None = None,
 ) -> Figure:
-    """x = JSD to the base (attn_diff), y = max-attention bin (highest on top), hue = predicted class, quartiles inside."""
+    """x = JSD to the base (attn_diff), y = max-attention bin in J&W's order ([0, .25) on top), hue = predicted
+    class (named by `classes`), quartiles inside; "n = k" on near-empty violins (`report.violins`)."""
     frame = variance.assign(
         bin=pd.cut(variance["max_attn"], list(MAX_ATTENTION_BINS), right=False, labels=list(MAX_ATTENTION_LABELS)),
-        predicted=_classes(variance),
+        **{"class": _classes(variance, classes)},
     )
-    colours = class_colours(["0", "1"], palette)
-    hue_order = [c for c in colours if c in set(frame["predicted"])]
-    import seaborn as sns  # here, not at the top: seaborn adds ~1.3 s to the start of every W&P table job
-
     fig, ax = new_figure(width)
-    sns.violinplot(
-        data=frame,
-        x="attn_diff",
-        y="bin",
-        hue="predicted",
-        hue_order=hue_order,
-        palette=colours,
-        dodge=len(hue_order) > 1,
-        inner="quart",
-        cut=0.02,
-        orient="h",
-        order=list(MAX_ATTENTION_LABELS)[::-1],
-        density_norm="width",
-        linewidth=0.6,
-        linecolor="black",
-        inner_kws={"linewidth": 0.6},
-        legend="brief",
-        ax=ax,
-    )
-    for collection in ax.collections:
-        collection.set_alpha(0.75)
-    place_legend(ax)
+    binned_violins(ax, frame, "attn_diff", class_colours(_class_names(classes), palette))
     ax.set(xlim=(-0.05, 0.7), xlabel=f"JSD ({compared} vs base)", ylabel="Max attention")
     set_title(fig, title)
     return fig
 
 
 def seed_scatter(
-    variance: pd.DataFrame, compared: str = "seeds", title: str = "", palette: str = "spec", width: float = COLUMN_WIDTH
+    variance: pd.DataFrame,
+    compared: str = "seeds",
+    title: str = "",
+    palette: str = "spec",
+    width: float = COLUMN_WIDTH,
+    classes: Sequence[str] | None = None,
 ) -> Figure:
     """x = JSD to the base, y = output difference, hue and marker = predicted class.
 
     y spans W&P's [-0.05, 1.05] when some output difference exceeds half of it; otherwise it is fitted to the data
     (`output_difference_limits`), where the paper's axis would squash every point onto the floor."""
-    frame = variance.assign(predicted=_classes(variance))
-    colours = class_colours(["0", "1"], palette)
+    frame = variance.assign(predicted=_classes(variance, classes))
+    colours = class_colours(_class_names(classes), palette)
     hue_order = [c for c in colours if c in set(frame["predicted"])]
     import seaborn as sns
 
@@ -274,17 +266,37 @@ def jsd_tvd_figure(points: pd.DataFrame, title: str = "", palette: str = "spec",
         part = points[points["model"] == kind]
         if len(part):
             ax.scatter(part["jsd"], part["tvd"], marker=marker, color=colour, label=label, s=30)
-        if kind == "adversary":
-            for row in part.itertuples():
-                ax.annotate(f"λ={row.label}", (row.jsd, row.tvd), textcoords="offset points", xytext=(3, 3), fontsize=6)
     for row in points[points["model"] == "jw_adversary"].itertuples():
         ax.axvline(row.jsd, linestyle=":", color="black", linewidth=0.8, label="J&W per-instance adversary")
     ax.axvline(math.log(2), color="0.6", linewidth=0.6, label="ln 2")
     top = max(0.05, float(np.nanmax(points["tvd"])) * 1.15) if len(points) else 1.0
     ax.set(xlim=(0, 0.7), ylim=(0, top), xlabel="Mean JSD from base attention", ylabel="Mean TVD from base output")
-    ax.legend(loc="upper left")
+    if len(points[points["model"] == "adversary"]):
+        label_adversaries(ax, points[points["model"] == "adversary"], top)
+    ax.legend(loc="best")  # not over the seeds' and uniform's points, which often sit near JSD 0
     set_title(fig, title)
     return fig
+
+
+def label_adversaries(ax, adversaries: pd.DataFrame, top: float, near: float = 0.04) -> None:
+    """One "λ=…" label per group of adversaries whose points nearly coincide (within `near` of the axes' size:
+    "λ=0.1, 1"), each label below the previous one where they would overlap."""
+    width = ax.get_xlim()[1] - ax.get_xlim()[0]
+    groups: list[list] = []
+    for row in adversaries.sort_values(["jsd", "tvd"], kind="stable").itertuples():
+        for group in groups:
+            if abs(row.jsd - group[0].jsd) <= near * width and abs(row.tvd - group[0].tvd) <= near * top:
+                group.append(row)
+                break
+        else:
+            groups.append([row])
+    placed: list[tuple[float, float, int]] = []  # (x, y, lines down) of the labels so far
+    for group in groups:
+        x, y = group[0].jsd, group[0].tvd
+        down = sum(1 for px, py, _ in placed if abs(px - x) <= 0.15 * width and abs(py - y) <= 0.06 * top)
+        text = "λ=" + ", ".join(str(row.label) for row in group)
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3 - 8 * down), fontsize=6)
+        placed.append((x, y, down))
 
 
 # --- figures: entry points for the workflow (paths in, PNG + PDF out) ---
@@ -298,12 +310,14 @@ def draw_variance_figures(
     compared: str,
     title: str,
     style: FigureStyle,
+    classes: Sequence[str] | None = None,
 ) -> None:
-    """Violin and scatter plots from a seed_variance (or adv_variance) parquet file, each to every path given."""
+    """Violin and scatter plots from a seed_variance (or adv_variance) parquet file, each to every path given;
+    `classes`: the dataset's class names (meta.json)."""
     frame = read_parquet(variance)
     with paper_style(style):
-        save_figure(seed_violin(frame, compared, title, style.palette, style.width), violin, style.dpi)
-        save_figure(seed_scatter(frame, compared, title, style.palette, style.width), scatter, style.dpi)
+        save_figure(seed_violin(frame, compared, title, style.palette, style.width, classes), violin, style.dpi)
+        save_figure(seed_scatter(frame, compared, title, style.palette, style.width, classes), scatter, style.dpi)
 
 
 def draw_jsd_tvd_figure(*, points: Path, paths: Sequence[Path], title: str, style: FigureStyle) -> None:

@@ -24,13 +24,14 @@ def explained_probability(model: AttentionModel, logits: torch.Tensor, target: t
     return distribution.gather(-1, target[..., None]).squeeze(-1)
 
 
-def gradient_importance(model: AttentionModel, batch: Batch) -> torch.Tensor:
-    """|<d y / d e_t, e_t>| with the attention detached, so gradients flow only through the hidden states."""
+def gradient_importance(model: AttentionModel, batch: Batch, target: torch.Tensor | None = None) -> torch.Tensor:
+    """|<d y / d e_t, e_t>| with the attention detached, so gradients flow only through the hidden states; y as
+    `explained_probability` (`target`: [B] classes, QA/NLI; default the predicted ones)."""
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
     with torch.enable_grad():
         encoded = model.encode(batch, embedded)
         attention = model.attend(encoded, batch).detach()
-        scalar = explained_probability(model, model.decode(encoded, attention, batch))
+        scalar = explained_probability(model, model.decode(encoded, attention, batch), target)
         (gradient,) = torch.autograd.grad(scalar.sum(), embedded)
     return ((gradient * embedded).sum(-1).abs() * batch.real_mask).detach()
 
@@ -84,13 +85,19 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     return scores
 
 
-def integrated_gradients(model: AttentionModel, batch: Batch, steps: int, internal_batch_size: int | None = None) -> torch.Tensor:
+def integrated_gradients(
+    model: AttentionModel,
+    batch: Batch,
+    steps: int,
+    internal_batch_size: int | None = None,
+    target: torch.Tensor | None = None,
+) -> torch.Tensor:
     """|sum_d IG_t,d| over the embeddings (Captum), baseline = zero embedding on the real tokens.
 
     The whole model (attention included, and the QA candidate mask) is differentiated; [SOS], [EOS] and PAD
-    stay fixed, so the attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient.
-    `internal_batch_size`: at most this many (instance, step) rows at once (instances in chunks when fewer than
-    the batch's instances).
+    stay fixed, so the attributions over real tokens sum to y(x) - y(baseline). Target as for the gradient
+    (`target`: [B] classes, QA/NLI; default the predicted ones). `internal_batch_size`: at most this many
+    (instance, step) rows at once (instances in chunks when fewer than the batch's instances).
     """
     from captum.attr import IntegratedGradients  # here: importing captum costs every job that imports this module ~1 s
 
@@ -98,12 +105,16 @@ def integrated_gradients(model: AttentionModel, batch: Batch, steps: int, intern
         scores = torch.zeros(batch.tokens.shape, device=batch.tokens.device)
         for start in range(0, batch.size, internal_batch_size):
             part = slice_batch(batch, start, start + internal_batch_size)
-            part_scores = integrated_gradients(model, part, steps, internal_batch_size)
+            chosen = None if target is None else target[start : start + internal_batch_size]
+            part_scores = integrated_gradients(model, part, steps, internal_batch_size, chosen)
             scores[start : start + part.size, : part.tokens.shape[1]] = part_scores
         return scores
 
-    with torch.no_grad():
-        target = 1 if model.is_binary else model.predict(model(batch).logits)
+    if model.is_binary:
+        target = 1
+    elif target is None:
+        with torch.no_grad():
+            target = model.predict(model(batch).logits)
     embedded = model.embed(batch.tokens).detach()
     baseline = embedded * ~batch.real_mask[..., None]
 

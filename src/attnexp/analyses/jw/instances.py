@@ -26,13 +26,18 @@ def _progress(name: str, done: int, total: int, start: float) -> None:
     print(f"  {name}: {done}/{total} instances, {time.perf_counter() - start:.1f}s", flush=True)
 
 
-def importance_table(model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings) -> pd.DataFrame:
-    """One row per instance: prediction, attention and the gradient, LOO and IG scores over real tokens."""
+def importance_table(
+    model: AttentionModel, rows: pd.DataFrame, settings: AnalysisSettings, explain_label: bool = False
+) -> pd.DataFrame:
+    """One row per instance: prediction, attention and the gradient, LOO and IG scores over real tokens. The
+    gradient and IG explain the predicted class (QA/NLI; BC: p(positive)), or the rows' `label` with
+    `explain_label`."""
     run_loo = settings.bc_loo or not model.is_binary
     parts, start = [], time.perf_counter()
     for batch in _batches(model, rows, settings.batch_size):
         with torch.no_grad():
             output = model(batch)
+        target = batch.labels if explain_label else None
         loo = leave_one_out(model, batch, settings.memory_budget_mb) if run_loo else torch.full(batch.tokens.shape, float("nan"))
         ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb)  # (instance, step) rows
         parts.append(
@@ -40,9 +45,9 @@ def importance_table(model: AttentionModel, rows: pd.DataFrame, settings: Analys
                 {
                     **instance_columns(model, batch, output),
                     "attention": real_tokens(output.attention, batch),
-                    "gradient": real_tokens(gradient_importance(model, batch), batch),
+                    "gradient": real_tokens(gradient_importance(model, batch, target), batch),
                     "loo": real_tokens(loo, batch),
-                    "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps, ig_rows), batch),
+                    "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps, ig_rows, target=target), batch),
                 }
             )
         )

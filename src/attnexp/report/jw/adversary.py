@@ -3,20 +3,22 @@
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
 from attnexp.report.heatmap import (
+    BASELINE,
     EXAMPLE_FONT,
-    EXAMPLE_LINE_INCHES,
-    MONOSPACE_ADVANCE,
     draw_heat_text,
-    layout_words,
+    heat_colorbar,
+    line_capacity,
+    lines_needed,
+    row_label,
+    text_canvas,
 )
 from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
 from attnexp.report.jw.kendall import class_histogram_style
-from attnexp.report.jw.permutation import binned_violins
 from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
+from attnexp.report.violins import binned_violins
 
 JSD_BINS = np.linspace(0, 0.7, 41)
 JSD_LABEL = "Max JS Divergence within ε"
@@ -86,49 +88,35 @@ def adversary_examples(results: ModelResults, options: FigureOptions) -> Figure:
     importance = results.require("importance")[["instance_id", "attention"]]
     examples = pick_examples(adversary, options.examples, options.example_max_tokens).merge(importance, on="instance_id")
     left, right = 0.09, 0.99
-    chars_per_line = int((right - left) * options.width * 72 / (MONOSPACE_ADVANCE * EXAMPLE_FONT)) - 1
+    chars_per_line = line_capacity((right - left) * options.width)
     blocks = []
     for record in examples.itertuples(index=False):
         words, question = results.words(record.instance_id), results.question_words(record.instance_id)
-        lines = layout_words(words, chars_per_line)[-1][0] + 1 if words else 1
-        question_lines = layout_words(question, chars_per_line)[-1][0] + 1 if question else 0
-        blocks.append((record, words, lines, question, question_lines))
+        question_lines = lines_needed(question, chars_per_line) if question else 0
+        blocks.append((record, words, lines_needed(words, chars_per_line), question, question_lines))
     total_lines = sum(2 * lines + question_lines + 1.6 for *_, lines, _, question_lines in blocks) or 3
-    height = total_lines * EXAMPLE_LINE_INCHES + 0.3
-    fig = plt.figure(figsize=(options.width, height))
-    ax = fig.add_axes((left, 0.0, right - left, 1 - 0.3 / height))
-    ax.set_axis_off()
-    ax.set_xlim(0, chars_per_line)
-    ax.set_ylim(-total_lines, 0)
+    fig, ax = text_canvas(options.width, left, right, total_lines, top=0.3)
+    # one scale for every row: the largest weight shown (original or adversarial), not each row's own maximum
+    vmax = max((float(np.max(w, initial=0)) for b in blocks for w in (b[0].attention, b[0].adversarial_attention)), default=1)
     line_h = 1.0
     y = 0.0
     for record, words, _, question, _ in blocks:
         label = results.classes[int(record.predicted)] if int(record.predicted) < len(results.classes) else record.predicted
         delta = output_change(record.original_output, record.adversarial_output)
-        ax.text(
-            0,
-            y,
-            f"#{record.instance_id}: predicted {label}, JSD {record.emax_jsd:.3f}, Δŷ {delta:.3f}",
-            fontsize=EXAMPLE_FONT + 0.5,
-            va="top",
-        )
+        header = f"#{record.instance_id}: predicted {label}, JSD {record.emax_jsd:.3f}, Δŷ {delta:.3f}"
+        ax.text(0, y - BASELINE, header, fontsize=EXAMPLE_FONT + 0.5, va="baseline")
         y -= line_h
         if question:  # what the attention is conditioned on, unshaded: it gets no attention weights
-            ax.text(
-                -0.5,
-                y,
-                QUESTION_LABELS.get(results.task, "query"),
-                fontsize=EXAMPLE_FONT - 0.5,
-                va="top",
-                ha="right",
-                color="0.35",
-            )
+            row_label(ax, y, QUESTION_LABELS.get(results.task, "query"))
             y = draw_heat_text(ax, question, None, y, chars_per_line, line_h)
         for name, weights in (("orig.", record.attention), ("adv.", record.adversarial_attention)):
-            ax.text(-0.5, y, name, fontsize=EXAMPLE_FONT - 0.5, va="top", ha="right", color="0.35")
-            y = draw_heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h)
+            row_label(ax, y, name)
+            y = draw_heat_text(ax, words, np.asarray(weights, dtype=float), y, chars_per_line, line_h, vmax)
         y -= 0.6 * line_h
     if not blocks:
         ax.text(0.5, 0.5, "no adversarial results", ha="center", va="center", transform=ax.transAxes)
+    else:
+        heat_colorbar(fig, vmax, "attention weight", left)
+    height = fig.get_figheight()
     fig.suptitle(results.title, fontsize=8, y=1 - 0.04 / height)
     return fig

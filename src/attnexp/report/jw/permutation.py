@@ -7,38 +7,8 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
-from attnexp.report.style import MAX_ATTENTION_LABELS, hue_palette, new_figure, place_legend, set_title
-
-
-def binned_violins(ax, frame: pd.DataFrame, value: str, palette: dict, cut: float = 0.02) -> None:
-    """Horizontal violins: y = max-attention bin, x = `value`, hue = class (dodged), quartile lines inside."""
-    hue_order = [name for name in palette if name in set(frame["class"])]
-    sns.violinplot(
-        frame,
-        x=value,
-        y="bin",
-        hue="class",
-        order=list(MAX_ATTENTION_LABELS),
-        hue_order=hue_order,
-        orient="h",
-        palette=palette,
-        inner="quart",
-        cut=cut,
-        density_norm="width",
-        linewidth=0.6,
-        ax=ax,
-        dodge=len(hue_order) > 1,
-        legend="brief",
-        linecolor="black",
-        inner_kws={"linewidth": 0.6},
-    )
-    for collection in ax.collections:
-        collection.set_alpha(0.75)
-    place_legend(ax)
-    present = set(frame["bin"].astype(str))
-    for row, label in enumerate(MAX_ATTENTION_LABELS):  # in bin order: a set's order would vary with the hash seed
-        if label not in present:
-            ax.text(0.0, row, "  no instances", va="center", fontsize=6, color="0.5")
+from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
+from attnexp.report.violins import binned_violins
 
 
 def _frame(results: ModelResults) -> pd.DataFrame:

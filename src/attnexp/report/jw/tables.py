@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from attnexp.chance import majority_rate, near_chance
 from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.tables import dataset_order, mean_with_bootstrap_ci, write_table
 
@@ -25,8 +26,10 @@ DIFFERENCES = {"gradloo_minus_attnloo": ("grad_loo", "attn_loo"), "gradloo_minus
 
 
 def _by_class(counts: Mapping, classes: Sequence[str]) -> str:
+    """ "total (n0/n1/…)"; the total alone for more than 3 classes (bAbI's answers), where the list would widen
+    the table past a screen."""
     values = [int(counts.get(str(i), 0)) for i in range(len(classes))]
-    return f"{sum(values)} ({'/'.join(map(str, values))})"
+    return f"{sum(values)} ({'/'.join(map(str, values))})" if len(values) < 4 else str(sum(values))
 
 
 def dataset_statistics(metas: Mapping[str, Mapping]) -> pd.DataFrame:
@@ -45,6 +48,7 @@ def dataset_statistics(metas: Mapping[str, Mapping]) -> pd.DataFrame:
                 "train_by_class": _by_class(counts.get("train", {}), meta["classes"]),
                 "test_by_class": _by_class(counts.get("test", {}), meta["classes"]),
                 "classes": "/".join(map(str, meta["classes"])) if len(meta["classes"]) < 4 else f"{len(meta['classes'])} answers",
+                "chance_rate": majority_rate(counts.get("test", {}), len(meta["classes"])),
                 "comparable": bool(meta.get("comparable", True)),
             }
         )
@@ -57,9 +61,13 @@ def performance_metric(task: str) -> str:
 
 
 def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
-    """One row per dataset x encoder x attention: dataset statistics plus across-seed test performance."""
+    """One row per dataset x encoder x attention: dataset statistics plus across-seed test performance, and
+    `near_chance_seeds`: how many seeds' test accuracy is not significantly above the majority-class rate
+    (`chance_rate`; attnexp.chance)."""
     stats = dataset_statistics(metas)
     tasks = dict(zip(stats["dataset"], stats["task"], strict=True))
+    chance = dict(zip(stats["dataset"], stats["chance_rate"], strict=True))
+    tests = dict(zip(stats["dataset"], stats["test"], strict=True))
     per_seed = pd.DataFrame(
         [
             {
@@ -67,35 +75,58 @@ def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_o
                 "metric": performance_metric(tasks[m["dataset"]]),
                 "mean": float(m[performance_metric(tasks[m["dataset"]])]),
                 "f1_macro": float(m.get("f1_macro", np.nan)),
+                "near_chance_seeds": int(
+                    near_chance(float(m["accuracy"]), int(m.get("n", tests[m["dataset"]])), chance[m["dataset"]])
+                ),
             }
             for m in metrics
         ]
     )
     performance = mean_with_bootstrap_ci(
-        per_seed, [*MODEL_KEYS, "metric"], ["mean", "f1_macro"], bootstrap_options=bootstrap_options
+        per_seed,
+        [*MODEL_KEYS, "metric"],
+        ["mean", "f1_macro"],
+        sums=["near_chance_seeds"],
+        bootstrap_options=bootstrap_options,
     )
     performance["std"] = per_seed.groupby([*MODEL_KEYS, "metric"], sort=False)["mean"].std(ddof=0).to_numpy()
     return stats.merge(performance, on="dataset")
 
 
 def table1_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
-    """Wide layout: one row per dataset, one performance column per model ("mean ± std" over seeds)."""
-    table = table.assign(cell=[_cell(r.mean, r.std, r.n_seeds, r.ci_low, r.ci_high) for r in table.itertuples()])
+    """Wide layout: one row per dataset, the metric and one performance column per model ("mean ± std" over
+    seeds, "(near chance)" where seeds are) first, so that the scores stay on screen; the statistics after them."""
+    table = table.assign(
+        cell=[
+            _cell(r.mean, r.std, r.n_seeds, r.ci_low, r.ci_high) + _chance_note(r.near_chance_seeds, r.n_seeds)
+            for r in table.itertuples()
+        ]
+    )
     table["model"] = table["encoder"] + "-" + table["attention"]
     wide = table.pivot(index="dataset", columns="model", values="cell")
     stats = table.drop_duplicates("dataset").set_index("dataset")
-    front = pd.DataFrame(
+    statistics = pd.DataFrame(
         {
             "|V|": stats["vocab_size"],
             "avg. length": stats["mean_length"].map("{:.1f}".format),
             "train (by class)": stats["train_by_class"],
             "test (by class)": stats["test_by_class"],
-            "metric": stats["metric"].map({"f1_positive": "F1", "accuracy": "accuracy"}),
         }
     )
+    metric = stats["metric"].map({"f1_positive": "F1", "accuracy": "accuracy"}).rename("metric")
     models = list(dict.fromkeys(table["model"]))
-    display = front.join(wide[models]).reindex([d for d in order if d in wide.index])
-    return display.reset_index().rename(columns={"dataset": "Dataset"})
+    display = wide[models].join(statistics).reindex([d for d in order if d in wide.index])
+    return (
+        display.join(metric)
+        .reset_index()
+        .rename(columns={"dataset": "Dataset"})[["Dataset", "metric", *models, *statistics.columns]]
+    )
+
+
+def _chance_note(near: int, seeds: int) -> str:
+    if not near:
+        return ""
+    return " (near chance)" if seeds == 1 else f" (near chance: {near}/{seeds} seeds)"
 
 
 def _cell(mean: float, std: float, n_seeds: int, low: float, high: float, digits: int = 3) -> str:
@@ -180,8 +211,12 @@ def table2_display(table: pd.DataFrame, order: Sequence[str], pairs: Sequence[st
         for r in table.itertuples()
     ]
     table["model"] = table["encoder"] + "-" + table["attention"]
-    wide = table.pivot_table(index=["dataset", "group", "model"], columns="pair", values="cell", aggfunc="first", sort=False)
-    wide = wide[[p for p in pairs if p in wide.columns]].reset_index()
+    table["instances"] = table["n"] + table["n_nan"]
+    keys = ["dataset", "group", "model"]
+    wide = table.pivot_table(index=keys, columns="pair", values="cell", aggfunc="first", sort=False)
+    wide = wide[[p for p in pairs if p in wide.columns]]
+    wide.insert(0, "n", table.groupby(keys, sort=False)["instances"].max().reindex(wide.index).astype(int))
+    wide = wide.reset_index()
     wide["_order"] = wide["dataset"].map({d: i for i, d in enumerate(order)})
     wide["_group"] = wide["group"].where(wide["group"] != "Overall", "")
     wide = wide.sort_values(["_order", "_group"], kind="stable").drop(columns=["_order", "_group"])
@@ -286,13 +321,15 @@ def load_metas(paths: Mapping[str, str | Path]) -> dict[str, dict]:
 # --- entry points for the workflow: paths in, files out (each output: {"csv", "md", "tex"} -> path) ---
 
 CAPTIONS = {
-    "table1": "Table 1 analogue: dataset statistics (|V| with the 4 specials, average real length, split sizes by class) "
-    "and test performance per model (F1 of the positive class for binary classification, accuracy for QA/NLI).",
+    "table1": "Table 1 analogue: test performance per model (F1 of the positive class for binary classification, "
+    "accuracy for QA/NLI) and dataset statistics (|V| with the 4 specials, average real length, split sizes by class). "
+    "near chance: test accuracy not significantly above always predicting the majority class (one-sided binomial "
+    "test, p > 0.05); such a model's attention and importance explain little.",
     "table2": "Table 2 analogue: Kendall τ between attention and gradient / leave-one-out importance, mean ± std "
-    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ. "
-    "Gradient = |⟨∂ŷ/∂e_t, e_t⟩| at the model's input vectors e_t: the word embedding (J&W models, J&W's definition), "
-    "token + position embedding (transformer-tiedcls), the embedding module's output LayerNorm(word + position + type) "
-    "(Hugging Face models).",
+    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; n = instances in the group "
+    "(summed over seeds); undef. = instances with undefined τ. Gradient = |⟨∂ŷ/∂e_t, e_t⟩| at the model's input vectors "
+    "e_t: the word embedding (J&W models, J&W's definition), token + position embedding (transformer-tiedcls), the "
+    "embedding module's output LayerNorm(word + position + type) (Hugging Face models).",
     "cross_measure": "Cross-measure summary (J&W §6.6): mean ± std of τ per pair and of the per-instance differences "
     "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
     "rationale_recovery": "Planted-rationale recovery: precision@k and ROC-AUC of each importance measure at finding "

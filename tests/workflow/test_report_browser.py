@@ -1,0 +1,214 @@
+"""The HTML report in a real browser: the `.test` grid's report (with a second J&W dataset, so that a search spans
+datasets) in headless Chromium, driven by Playwright. Every category, subcategory, entry (its eye and its info
+button) is clicked; any page error, any entry without a file and any entry that opens another entry's file fails.
+
+Debian's `chromium` (never a browser download: Playwright gets `executable_path`). The tests skip where it or
+Playwright is absent, unless ATTNEXP_REQUIRE_BROWSER=1 (CI: .ci/run installs chromium and sets it)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+from tests.workflow.helpers import local_env
+
+REQUIRE_BROWSER = os.environ.get("ATTNEXP_REQUIRE_BROWSER") == "1"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+VIEWPORT = {"width": 1400, "height": 900}
+# Whether the content pane (outside the navigation) shows exactly the file of result `path`.
+SHOWN = """path => {
+    const shown = [...document.querySelectorAll('img, iframe')].filter(el => !el.closest('nav'));
+    return shown.length === 1 && shown[0].getAttribute('src') === results[path].data_uri;
+}"""
+
+pytestmark = pytest.mark.slow
+
+
+def _missing() -> str | None:
+    if CHROMIUM is None:
+        return "no chromium on PATH (Debian: apt-get install chromium; .ci/run installs it)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (requirements.txt pins it)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _missing()
+    if reason:
+        if REQUIRE_BROWSER:
+            pytest.fail(f"ATTNEXP_REQUIRE_BROWSER=1 but {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, browser) -> str:
+    """The `.test` grid's report.html (its config, plus syn_nli beside syn_sentiment for J&W)."""
+    workdir = tmp_path_factory.mktemp("report_browser")
+    config = yaml.safe_load((REPO / ".test/config/config.yaml").read_text())
+    config["datasets"] = ["syn_sentiment", "syn_nli"]
+    config["hyperparameters"]["syn_nli"] = config["hyperparameters"]["syn_sentiment"]
+    configfile = workdir / "config.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2"]
+    done = subprocess.run(
+        [*command, "report", "--configfile", str(configfile)],
+        env=local_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return (workdir / "results/report.html").as_uri()
+
+
+TABLE1 = "results/tables/jw/table1_datasets.html"
+# Table 1 shown: its metric and score columns (every header before "|V|") end within the 1400 px window.
+SCORE_EDGES = """() => {
+    const heads = [...document.querySelectorAll('th')];
+    return heads.slice(0, heads.findIndex(th => th.textContent === '|V|')).map(th => th.getBoundingClientRect().right);
+}"""
+
+
+def row_label(row) -> str:
+    """The labels a results row shows, as Snakemake joins them (its last cell holds the buttons)."""
+    return ",".join(cell.strip() for cell in row.locator("td").all_inner_texts()[:-1])
+
+
+class Session:
+    """One browser tab on the report that counts page loads and clicks and collects page errors."""
+
+    def __init__(self, browser, url: str):
+        self.page = browser.new_page(viewport=VIEWPORT)
+        self.url = url
+        self.errors: list[str] = []
+        self.pages = self.clicks = 0
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+
+    def load(self) -> None:
+        self.page.goto(self.url)
+        self.page.get_by_role("link", name="Workflow").wait_for()
+        self.pages += 1
+
+    def click(self, locator) -> None:
+        locator.click()
+        self.clicks += 1
+        assert not self.errors, self.errors
+
+    def menu(self, name: str):
+        return self.page.locator("nav a", has_text=name).first
+
+    def rows(self):
+        return self.page.locator("nav table tbody tr")
+
+    def open(self, category: str, subcategory: str) -> None:
+        """The subcategory's page (a category with one subcategory opens it at once)."""
+        self.load()
+        self.click(self.menu(category))
+        if self.page.evaluate("c => Object.keys(categories[c]).length", category) > 1:
+            self.click(self.menu(subcategory))
+        self.page.locator("nav table").wait_for()
+
+    def show(self, path: str) -> None:
+        """Click the eye of the row that shows `path`."""
+        for i in range(self.rows().count()):
+            row = self.rows().nth(i)
+            if self.page.evaluate("([label, p]) => Object.values(results[p].labels).join(',') === label", [row_label(row), path]):
+                self.click(row.get_by_role("link").first)
+                return
+        raise AssertionError(f"no row shows {path}")
+
+    def scores_on_screen(self) -> bool:
+        """Whether the table shown in the content pane (a data: iframe) has its score columns within the window."""
+        pane = "() => [...document.querySelectorAll('iframe')].find(f => !f.closest('nav')).getBoundingClientRect().left"
+        left = self.page.evaluate(pane)
+        frame = next(f for f in self.page.frames if f.url.startswith("data:"))
+        frame.wait_for_load_state()
+        edges = frame.evaluate(SCORE_EDGES)
+        return len(edges) > 2 and left + max(edges) <= VIEWPORT["width"]
+
+    def search(self, term: str) -> None:
+        self.load()
+        box = self.page.get_by_placeholder("Search...")
+        box.fill(term)
+        box.press("Enter")
+        self.page.locator("nav table").wait_for()
+
+    def entry_path(self, row, paths: list[str]) -> str:
+        """The one result of `paths` (the page's) whose labels the row shows."""
+        label = row_label(row)
+        matches = self.page.evaluate(
+            "([label, paths]) => paths.filter(p => Object.values(results[p].labels || {}).join(',') === label)",
+            [label, paths],
+        )
+        assert len(matches) == 1, (label, matches)
+        return matches[0]
+
+    def check_rows(self, paths: list[str]) -> list[str]:
+        """Click each row (entry) and its eye: the row's file, one of `paths`, must show (an image or an HTML
+        page). Returns the rows' results."""
+        shown = []
+        for i in range(self.rows().count()):
+            row = self.rows().nth(i)
+            path = self.entry_path(row, paths)
+            self.click(row.locator("td").first)  # the entry itself
+            self.click(row.get_by_role("link").first)  # the eye
+            assert self.page.evaluate(SHOWN, path), path
+            shown.append(path)
+        return shown
+
+
+def test_every_category_subcategory_and_entry_opens(browser, report):
+    session = Session(browser, report)
+    session.load()
+    categories = session.page.evaluate("Object.fromEntries(Object.entries(categories).map(([c, s]) => [c, s]))")
+    seen = []
+    for category, subcategories in sorted(categories.items()):
+        for subcategory, paths in sorted(subcategories.items()):
+            session.open(category, subcategory)
+            assert not session.page.locator("nav input[type=radio]").count(), "a label became a toggle"
+            shown = session.check_rows(paths)
+            assert sorted(shown) == sorted(paths), (category, subcategory)  # no merged rows, none without a file
+            if TABLE1 in paths:
+                session.show(TABLE1)
+                assert session.scores_on_screen(), "Table 1's score columns are off-screen at 1400 px"
+            for i in range(len(paths)):  # every entry's info button
+                session.open(category, subcategory)
+                session.click(session.rows().nth(i).get_by_role("link").nth(1))
+            seen += shown
+    total = session.page.evaluate("Object.keys(results).length")
+    assert len(seen) == total and not session.errors
+    print(f"report in Chromium: {session.pages} page loads, {session.clicks} clicks, {total} entries")
+
+
+def test_searching_a_figure_name_returns_every_datasets_entry(browser, report):
+    session = Session(browser, report)
+    session.load()
+    paths = session.page.evaluate("Object.keys(results)")
+    names = sorted({p.rsplit("/", 1)[-1].removesuffix(".png") for p in paths if p.endswith(".png")})
+    datasets = {"syn_sentiment", "syn_nli"}
+    across = 0
+    for name in names:
+        session.search(name)
+        expected = sorted(p for p in paths if name in p)
+        assert sorted(session.check_rows(expected)) == expected, name
+        labels = [session.rows().nth(i).inner_text() for i in range(session.rows().count())]
+        for dataset in {p.split("/")[3] for p in expected} & datasets:
+            assert any(label.startswith(f"{dataset} · ") for label in labels), (name, dataset, labels)
+        across += {p.split("/")[3] for p in expected} >= datasets
+    assert across >= 9  # the per-model J&W figures of both datasets
+    assert not session.errors
