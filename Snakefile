@@ -33,6 +33,7 @@ include: "workflow/rules/jw.smk"
 include: "workflow/rules/wp.smk"
 include: "workflow/rules/az.smk"
 include: "workflow/rules/hf.smk"
+include: "workflow/rules/erasure.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -63,6 +63,11 @@ ANALYSIS_FILES = {
     "rationale": "rationale_recovery.csv",
     "config": "analysis_config.yaml",
 }
+ERASURE_FILES = {  # beside a model's analyses (`analyses.erasure.enabled`): Serrano & Smith's test, ERASER's
+    "erasure_attention": "erasure_attention.parquet",
+    "erasure_input": "erasure_input.parquet",
+}
+ERASURE = "erasure"  # the tables' and figures' folder of the erasure tests (in place of a paper)
 WP_DATASET_FILES = {
     "seed_variance": "seed_variance.parquet",
     "adv_variance": "adv_variance.parquet",
@@ -103,6 +108,12 @@ def model_files(dataset="{dataset}", encoder="{encoder}", attention="{attention}
 def analysis_files(dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}") -> dict[str, str]:
     folder = ANALYSIS.format(dataset=dataset, encoder=encoder, attention=attention, seed=seed)
     return in_folder(folder, ANALYSIS_FILES)
+
+
+def erasure_files(dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of one model, beside its analyses (`analysis_files`)."""
+    folder = ANALYSIS.format(dataset=dataset, encoder=encoder, attention=attention, seed=seed)
+    return in_folder(folder, ERASURE_FILES)
 
 
 def wp_run_dir(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=None) -> str:
@@ -162,6 +173,11 @@ def hf_az_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> di
 def hf_analysis_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
     """The J&W analyses of one Hugging Face run (the files of `analysis_files`; the adversary table is empty)."""
     return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ANALYSIS_FILES)
+
+
+def hf_erasure_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of one Hugging Face run, beside its J&W analyses (`hf_analysis_files`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ERASURE_FILES)
 
 
 def hf_task(hf_model: str = "{hf_model}", dataset: str = "{dataset}") -> str:

@@ -71,6 +71,7 @@ rule hf_analyze:
         model=paths.hf_model_files()["model"],
     output:
         **paths.hf_analysis_files(),
+        **(paths.hf_erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/jw"),
     wildcard_constraints:

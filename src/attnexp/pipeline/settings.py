@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from typing import Any
 
 from attnexp.analyses.az.settings import AZSettings
+from attnexp.analyses.erasure.settings import ErasureSettings
 from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, WPSettings
 from attnexp.datasets import policy
@@ -153,6 +154,14 @@ def analysis_settings(config: Config, batch_size: int) -> AnalysisSettings:
         device=config["device"],
         padded_lstm=config["padded_lstm"],
     )
+
+
+def erasure_settings(config: Config) -> ErasureSettings | None:
+    """The erasure tests' settings (`analyses.erasure`); None when they are switched off."""
+    section = config["analyses"]["erasure"]
+    if not section["enabled"]:
+        return None
+    return ErasureSettings(bins=tuple(float(k) for k in section["bins"]), memory_budget_mb=config["analyses"]["memory_budget_mb"])
 
 
 def az_settings(config: Config) -> AZSettings:
@@ -369,11 +378,13 @@ class WPRunSettings(JobSettings):
 @dataclass(frozen=True)
 class AnalyzeSettings(JobSettings):
     """The J&W analyses of one model: its labels (a Hugging Face run: encoder "hf", attention = the model's
-    name, no adversary, since its heads share no single attention vector) and `analyses`."""
+    name, no adversary, since its heads share no single attention vector) and `analyses`; `erasure`: the erasure
+    tests (None: switched off)."""
 
     labels: dict
     analysis: AnalysisSettings
     adversary: bool
+    erasure: ErasureSettings | None
 
     @classmethod
     def from_config(
@@ -386,7 +397,7 @@ class AnalyzeSettings(JobSettings):
         else:
             batch_size = hyperparameters(config, dataset)["batch_size"]
         labels = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": int(seed)}
-        return cls(labels, analysis_settings(config, batch_size), adversary=hf_model is None)
+        return cls(labels, analysis_settings(config, batch_size), hf_model is None, erasure_settings(config))
 
 
 @dataclass(frozen=True)
@@ -466,6 +477,7 @@ TABLE_READS = {
     "az_combine": ("runs",),
     "az_tables": ("gradient",),
     "paper_comparison": ("runs", "nan_policy", "bootstrap"),
+    "erasure_tables": ("runs", "bootstrap"),
 }
 
 
@@ -499,7 +511,9 @@ class TableSettings(JobSettings):
             "bootstrap": lambda: bootstrap(config),
             "gradient": lambda: config["az"]["gradient"],
             "reported": lambda: config["wp"]["jw_reported"],
-            "runs": lambda: plan.az_runs() if table == "az_combine" else plan.paper_comparison_runs(),
+            "runs": lambda: {"az_combine": plan.az_runs, "erasure_tables": plan.erasure_models}.get(
+                table, plan.paper_comparison_runs
+            )(),
         }
         return cls(table=table, **{key: values[key]() for key in TABLE_READS[table]})
 
