@@ -481,6 +481,15 @@ TABLE_READS = {
 }
 
 
+def table_runs(plan: Plan, table: str) -> Any:
+    """The run files an aggregate table reads: A&Z's per-seed summaries, the erasure files, or the comparison's."""
+    if table == "az_combine":
+        return plan.az_runs()
+    if table == "erasure_tables":
+        return plan.erasure_models()
+    return plan.paper_comparison_runs()
+
+
 @dataclass(frozen=True)
 class TableSettings(JobSettings):
     """One table job (a key of TABLE_READS): the grid it summarises (`models` in input order), its statistics and
@@ -511,9 +520,7 @@ class TableSettings(JobSettings):
             "bootstrap": lambda: bootstrap(config),
             "gradient": lambda: config["az"]["gradient"],
             "reported": lambda: config["wp"]["jw_reported"],
-            "runs": lambda: {"az_combine": plan.az_runs, "erasure_tables": plan.erasure_models}.get(
-                table, plan.paper_comparison_runs
-            )(),
+            "runs": lambda: table_runs(plan, table),
         }
         return cls(table=table, **{key: values[key]() for key in TABLE_READS[table]})
 
