@@ -142,6 +142,11 @@ def az_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:
     return in_folder(AZ_RUN.format(dataset=dataset, seed=seed), AZ_FILES)
 
 
+def az_erasure_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of the A&Z rankings (raw, rollout, flow, blank-out, the input gradient) of one run."""
+    return in_folder(AZ_RUN.format(dataset=dataset, seed=seed), ERASURE_FILES)
+
+
 AZ_COMBINED_FILES = {"summary": "correlation_summary.csv", "recovery": "subject_recovery.csv"}
 
 
@@ -178,6 +183,11 @@ def hf_analysis_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}")
 def hf_erasure_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
     """The erasure tests of one Hugging Face run, beside its J&W analyses (`hf_analysis_files`)."""
     return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ERASURE_FILES)
+
+
+def hf_az_erasure_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of the A&Z rankings of one Hugging Face run, beside its A&Z analysis (`hf_az_files`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/az", ERASURE_FILES)
 
 
 def hf_task(hf_model: str = "{hf_model}", dataset: str = "{dataset}") -> str:

@@ -49,6 +49,7 @@ rule hf_az:
         instances=paths.hf_preprocessed_files()["instances"],
     output:
         **paths.hf_az_files(),
+        **(paths.hf_az_erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/az"),
     wildcard_constraints:

@@ -9,7 +9,8 @@ from attnexp.pipeline.settings import AZAnalysisSettings, FigureSettings, TableS
 def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSettings, threads: int = 1) -> None:
     """Relevance, importance, correlations and subject recovery for one trained model (test split), on the
     configured device. `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds
-    per example, JSON); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
+    per example, JSON), and with `settings.erasure` the erasure tests of the A&Z rankings (erasure_attention,
+    erasure_input); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
     import numpy as np
 
     from attnexp.analyses.az.run import correlations, relevance_and_importance, subject_recovery, summarise_correlations
@@ -18,7 +19,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     from attnexp.models.checkpoint import load_model
     from attnexp.models.device import resolve_device, set_threads
 
-    dataset, task, device = settings.dataset, settings.task, settings.device
+    dataset, task, device, seed, erasure = settings.dataset, settings.task, settings.device, settings.seed, settings.erasure
     settings, model, instances = settings.az, inputs["model"], inputs["instances"]
     set_threads(threads)
     loaded = load_model(model, resolve_device(device))
@@ -52,6 +53,15 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     write_json(outputs["timings"], timings)
     print(f"flow: {flow_seconds.mean():.4f}s per example (mean), {flow_seconds.sum():.1f}s total")
     print(summary.to_string())
+    if erasure is not None:  # the A&Z rankings through the erasure tests (attnexp.analyses.erasure)
+        from attnexp.analyses.erasure.instances import az_rankings, erasure_tables, swappable
+
+        rankings = az_rankings(relevance, settings.gradient)
+        attention_table, input_table = erasure_tables(
+            loaded, test, rankings, erasure, seed=seed, batch_size=settings.batch_size, attention_test=swappable(loaded), offset=0
+        )
+        write_parquet(outputs["erasure_attention"], attention_table)
+        write_parquet(outputs["erasure_input"], input_table)
 
 
 def run_az_combine(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:

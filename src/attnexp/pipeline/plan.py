@@ -412,7 +412,8 @@ class Plan:
 
     def erasure_models(self) -> list[dict]:
         """Every model with erasure tests (none when switched off): the J&W grid, the Transformers' J&W analyses
-        (`az.jw_analyses`) and the Hugging Face runs' (`hf.jw_analyses`); dataset, model label, seed and its files."""
+        (`az.jw_analyses`) and the Hugging Face runs' (`hf.jw_analyses`), then the A&Z jobs' (model label "... (A&Z)",
+        the A&Z rankings); dataset, model label, seed and its two files."""
         if not self.erasure:
             return []
         models = [
@@ -431,7 +432,16 @@ class Plan:
                 {"dataset": d, "model": f"{names.HF_ENCODER}-{m}", "seed": s, **paths.hf_erasure_files(m, d, s)}
                 for m, d, s in self.hf_runs
             ]
-        return models
+        az = [  # the A&Z rankings (raw, rollout, flow, blank-out, input gradient) in the A&Z jobs
+            {"dataset": d, "model": f"transformer-{self.az_attention} (A&Z)", "seed": s, **paths.az_erasure_files(d, s)}
+            for d in self.az_datasets
+            for s in self.az_seeds
+        ]
+        hf = [
+            {"dataset": d, "model": f"{names.HF_ENCODER}-{m} (A&Z)", "seed": s, **paths.hf_az_erasure_files(m, d, s)}
+            for m, d, s in self.hf_runs
+        ]
+        return models + az + hf
 
     def erasure_datasets(self) -> list[str]:
         return list(dict.fromkeys(m["dataset"] for m in self.erasure_models()))

@@ -409,11 +409,12 @@ class AZAnalysisSettings(JobSettings):
     seed: int
     az: AZSettings
     device: str
+    erasure: ErasureSettings | None  # the erasure tests of the A&Z rankings (None: switched off)
 
     @classmethod
     def from_config(cls, config: Config, dataset: str, seed, hf_model=None) -> "AZAnalysisSettings":
         task = dataset if hf_model is None else f"{dataset}@{hf_model}"
-        return cls(dataset, task, int(seed), az_settings(config), config["device"])
+        return cls(dataset, task, int(seed), az_settings(config), config["device"], erasure_settings(config))
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,21 @@ def _input_rows(
     return table[keep].reset_index(drop=True)
 
 
+def az_rankings(relevance: pd.DataFrame, gradient: str) -> pd.DataFrame:
+    """The A&Z rankings of a relevance table (`attnexp.analyses.az.run`; vectors over the input positions from 0):
+    raw, rollout and flow at the last layer, blank-out, and the input-gradient measure named `gradient`."""
+    last = {method: relevance[method].map(lambda layers: list(layers[-1])) for method in ("raw", "rollout", "flow")}
+    return pd.DataFrame(
+        {"instance_id": relevance["instance_id"], **last, "blankout": relevance["blankout"], gradient: relevance[gradient]}
+    )
+
+
+def swappable(model: AttentionModel) -> bool:
+    """Whether the model decodes any attention over fixed states (Serrano & Smith's test): every model but the
+    standard Transformer (`transformer-self`), whose heads attend separately."""
+    return bool(getattr(model, "tied", True))
+
+
 def score_lists(table: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     """`instance_id` plus the ranking columns of a per-instance table, renamed (`columns`: table column -> ranking)."""
     return table[["instance_id", *columns]].rename(columns=dict(columns))
