@@ -268,6 +268,22 @@ class Explanation:
     flow: np.ndarray | None = None
     blankout: np.ndarray | None = None  # [n] A&Z blank-out of the predicted class's score (az.score)
     input_gradient: np.ndarray | None = None  # [n] A&Z |sum_d ds/de|
+    # the erasure tests of every ranking (Serrano & Smith; ERASER), the rows of erasure_attention.parquet and
+    # erasure_input.parquet for this text (A&Z rankings included where the model has per-layer maps)
+    erasure_attention: pd.DataFrame | None = None
+    erasure_input: pd.DataFrame | None = None
+
+    @property
+    def aopc(self) -> pd.DataFrame | None:
+        """Per ranking: comprehensiveness and sufficiency averaged over the bins (AOPC), and the first-flip fraction."""
+        if self.erasure_input is None:
+            return None
+        table = self.erasure_input.groupby("ranking", sort=False)[["comprehensiveness", "sufficiency"]].mean()
+        if self.erasure_attention is not None and len(self.erasure_attention):
+            flips = self.erasure_attention.set_index("ranking")["first_flip_fraction"]
+            table = table.reindex([*table.index, *(r for r in flips.index if r not in table.index)])
+            table["first_flip_fraction"] = flips
+        return table.reset_index()
 
     @property
     def label(self) -> str:
@@ -316,6 +332,7 @@ def explain(
     az_settings: AZSettings | None = None,
     with_permutation: bool = True,
     with_adversary: bool = True,
+    with_erasure: bool = True,
     seed: int = 0,
 ) -> Explanation:
     """Explain the model's prediction for one raw `text` (and `question`, NLI/QA) with every measure.
@@ -327,7 +344,9 @@ def explain(
     models whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer,
     blank-out and input gradients of the predicted class.
     `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
-    attention (its heads share no single attention vector).
+    attention (its heads share no single attention vector). Erasure (`with_erasure`): Serrano & Smith's
+    attention-weight erasure and ERASER's comprehensiveness and sufficiency of every ranking (a random one seeded by
+    `seed` and the id "input"), as the analyses jobs run them, in `erasure_attention`, `erasure_input` and `aopc`.
     """
     model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
     defaults = default_settings() if settings is None or az_settings is None else None
@@ -381,7 +400,27 @@ def explain(
             setattr(explanation, name, np.asarray(relevance[name], dtype=float))
         explanation.blankout = np.asarray(relevance["blankout"], dtype=float)
         explanation.input_gradient = np.asarray(relevance[az_settings.gradient], dtype=float)
+    if with_erasure:
+        _erasure(explanation, model, rows, importance, relevance if output.encoded.maps is not None else None, az_settings, seed)
     return explanation
+
+
+def _erasure(explanation: Explanation, model: AttentionModel, rows, importance, relevance, az_settings, seed: int) -> None:
+    """The erasure tests of the J&W rankings (and the A&Z ones of `relevance`, input test) for the one text."""
+    from attnexp.analyses.erasure import JW_RANKINGS, RANDOM
+    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables, swappable
+    from attnexp.pipeline.settings import MINIMAL_GRID, erasure_settings
+
+    config = dict(MINIMAL_GRID, analyses={"erasure": {"enabled": True}})
+    schema_problems(config)  # fills the schema's defaults (bins, memory budget)
+    run = dict(settings=erasure_settings(config), seed=seed, batch_size=1, attention_test=swappable(model), progress=False)
+    attention, inputs = erasure_tables(model, rows, importance[["instance_id", *JW_RANKINGS]], **run)
+    if relevance is not None:
+        az = az_rankings(pd.DataFrame([relevance]), az_settings.gradient)
+        az_attention, az_inputs = erasure_tables(model, rows, az, **run, offset=0)
+        attention = pd.concat([attention, az_attention[az_attention["ranking"] != RANDOM]], ignore_index=True)
+        inputs = pd.concat([inputs, az_inputs[az_inputs["ranking"] != RANDOM]], ignore_index=True)
+    explanation.erasure_attention, explanation.erasure_input = attention, inputs
 
 
 def heatmap(
