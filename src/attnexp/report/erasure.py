@@ -165,9 +165,22 @@ def _read(models: Sequence[Mapping], key: str) -> pd.DataFrame:
     return pd.concat([read_parquet(m[key]).assign(model=m["model"], seed=int(m["seed"])) for m in models], ignore_index=True)
 
 
-def _panels(style, count: int, rows: int = 1, aspect: float = 0.8):
-    fig, axes = style.figure(aspect=aspect * rows / max(count, 1) * 1.6, nrows=rows, ncols=count, squeeze=False)
-    return fig, axes
+def _panels(style, count: int, rows: int = 1, height: float = 0.75, **kwargs):
+    """A row of `count` panels (per model), `rows` deep: one column width per panel up to 2, then 0.55 of it each;
+    each row `height` column widths tall."""
+    from attnexp.report.style import new_figure
+
+    width = style.width * max(1.0, 0.55 * count)
+    return new_figure(width, rows * height * style.width / width, nrows=rows, ncols=count, squeeze=False, **kwargs)
+
+
+def ranking_colours(rankings: Sequence[str]) -> dict[str, str]:
+    """A fixed colour per ranking (matplotlib's tab10 in display order; random black: the baseline)."""
+    from matplotlib import colormaps
+
+    cycle = [colormaps["tab10"](i) for i in range(10)]
+    others = [r for r in ranking_order(rankings) if r != RANDOM]
+    return {RANDOM: "black", **{r: cycle[i % 10] for i, r in enumerate(others)}}
 
 
 def single_weight_figure(models: Sequence[Mapping], style):
@@ -187,22 +200,29 @@ def single_weight_figure(models: Sequence[Mapping], style):
 
 
 def first_flip_figure(models: Sequence[Mapping], style):
-    """Boxplots of the first-flip fraction per ranking, one panel per model; never-flip fractions in the labels."""
+    """Boxplots of the first-flip fraction per ranking, one panel per model; the share of instances that never flip
+    written at the right."""
     table = _read(models, "erasure_attention")
     table = table[table["n"] >= 2]
     labels = list(dict.fromkeys(m["model"] for m in models))
-    fig, axes = _panels(style, len(labels), aspect=1.0)
+    rankings = ranking_order(table["ranking"].unique())
+    fig, axes = _panels(style, len(labels), height=1.1, sharey=True)
     for ax, label in zip(axes[0], labels, strict=True):
         part = table[table["model"] == label]
-        rankings = ranking_order(part["ranking"].unique())
-        data = [part.loc[part["ranking"] == r, "first_flip_fraction"].dropna().to_numpy() for r in rankings]
-        never = [part.loc[part["ranking"] == r, "first_flip_fraction"].isna().mean() for r in rankings]
-        ax.boxplot([d if len(d) else [np.nan] for d in data], orientation="horizontal", showfliers=False)
-        ax.set_yticks(range(1, len(rankings) + 1), [f"{r} ({n:.0%} never)" for r, n in zip(rankings, never, strict=True)])
-        ax.invert_yaxis()
-        ax.set_xlim(0, 1)
+        values = [part.loc[part["ranking"] == r, "first_flip_fraction"] for r in rankings]
+        ax.boxplot(
+            [v.dropna().to_numpy() if v.notna().any() else [np.nan] for v in values], orientation="horizontal", showfliers=False
+        )
+        for position, v in enumerate(values, start=1):
+            if len(v):
+                never = f"{v.isna().mean():.0%} never"
+                ax.text(1.0, position - 0.38, never, ha="right", va="center", fontsize=5, color="0.35")
+        ax.set_xlim(0, 1.0)
         ax.set_title(label, fontsize=7)
-        ax.set_xlabel("fraction erased at first flip")
+    fig.supxlabel("fraction of the items erased at the first flip", fontsize=7)
+    axes[0][0].set_yticks(range(1, len(rankings) + 1), rankings)
+    axes[0][0].tick_params(axis="y", labelsize=5)
+    axes[0][0].set_ylim(len(rankings) + 0.6, 0.4)  # the first ranking on top, room for its label
     return fig
 
 
@@ -212,9 +232,8 @@ def aopc_figure(models: Sequence[Mapping], style):
     table = _read(models, "erasure_input")
     labels = list(dict.fromkeys(m["model"] for m in models))
     fig, axes = _panels(style, len(labels), rows=2)
-    colours = iter(style.colours * 4)
     rankings = ranking_order(table["ranking"].unique())
-    colour = {r: ("black" if r == RANDOM else next(colours)) for r in rankings}
+    colour = ranking_colours(rankings)
     for column, label in enumerate(labels):
         part = table[table["model"] == label].groupby(["ranking", "k"])[["comprehensiveness", "sufficiency"]].mean()
         for row, quantity in enumerate(("comprehensiveness", "sufficiency")):
