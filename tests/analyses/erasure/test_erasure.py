@@ -10,7 +10,7 @@ import torch
 
 from attnexp.analyses.divergences import jsd
 from attnexp.analyses.erasure.attention import erase, first_flip, single_weight
-from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency, kept_batch, top_counts
+from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency, kept_batch, length_chunks, top_counts
 from attnexp.analyses.erasure.instances import erasure_tables
 from attnexp.analyses.erasure.rankings import random_draws, ranks
 from attnexp.analyses.erasure.settings import ErasureSettings
@@ -266,3 +266,12 @@ def test_tables_reproducible_and_rationale_rows_only_where_planted():
     different = erasure_tables(model, rows, scores, settings, seed=2, batch_size=2, progress=False)[1]
     random = inputs["ranking"] == "random"
     assert not np.allclose(inputs.loc[random, "comprehensiveness"], different.loc[random, "comprehensiveness"])
+
+
+def test_length_chunks_cover_every_variant_once_with_bounded_padding():
+    lengths = torch.tensor([3, 30, 29, 10, 12, 30, 2, 25, 9])
+    chunks = length_chunks(lengths, lambda width: 2)
+    covered = torch.cat(chunks)
+    assert sorted(covered.tolist()) == list(range(len(lengths)))
+    for chunk in chunks:
+        assert len(chunk) <= 2 and lengths[chunk].min() >= 0.8 * lengths[chunk].max()

@@ -3,7 +3,9 @@ them (sufficiency), and re-run the model on what is left.
 
 Like leave-one-out, a deletion shortens the sequence: the kept positions move to the front in their order, the
 special tokens ([SOS]/[CLS], [EOS]/[SEP]) and the question/hypothesis always stay. Every variant of a batch (instance
-x ranking x bin x test) is one padded batch, identical variants run once, in chunks to the memory budget.
+x ranking x bin x test) is one padded batch, identical variants run once, in chunks of similar lengths (sufficiency
+keeps few tokens: padding them to the comprehensiveness variants' width would double the cost) within the memory
+budget.
 """
 
 import math
@@ -13,9 +15,27 @@ from dataclasses import replace
 import torch
 
 from attnexp.analyses.erasure.rankings import ranks
-from attnexp.analyses.jw.importance import rows_per_chunk, slice_batch
+from attnexp.analyses.jw.importance import rows_per_chunk
 from attnexp.data.batching import Batch
 from attnexp.models.interface import AttentionModel
+
+SLACK = 0.8  # a chunk's shortest variant is at least this fraction of its longest (bounded padding)
+
+
+def length_chunks(lengths: torch.Tensor, rows_for_width) -> list[torch.Tensor]:
+    """Indices of `lengths` in chunks, longest first: each chunk's lengths within SLACK of its longest, and at most
+    `rows_for_width(longest)` rows."""
+    order = torch.sort(lengths, descending=True, stable=True).indices
+    ordered = lengths[order].tolist()
+    chunks, start = [], 0
+    while start < len(ordered):
+        width, stop = ordered[start], start + 1
+        limit = start + rows_for_width(width)
+        while stop < min(limit, len(ordered)) and ordered[stop] >= SLACK * width:
+            stop += 1
+        chunks.append(order[start:stop])
+        start = stop
+    return chunks
 
 
 def top_counts(n: torch.Tensor, bins: Sequence[float]) -> torch.Tensor:
@@ -54,13 +74,13 @@ def comprehensiveness_sufficiency(
     flat_keep, flat_instance = keep.reshape(-1, width), instance.reshape(-1)
     unique, inverse = torch.unique(torch.cat([flat_instance[:, None], flat_keep.long()], dim=1), dim=0, return_inverse=True)
     variants = kept_batch(batch, unique[:, 0], unique[:, 1:].bool())
-    chunk = rows_per_chunk(model, variants.tokens.shape[1], memory_budget_mb)
-    probabilities = []
-    for start in range(0, variants.size, chunk):
-        part = slice_batch(variants, start, start + chunk)
-        target = predicted[unique[start : start + chunk, 0]]
-        probabilities.append(model.distribution(model.logits(part)).gather(-1, target[:, None]).squeeze(-1))
-    p_erased = torch.cat(probabilities)[inverse].view(size, rankings, len(bins), 2)
+    probabilities = torch.empty(variants.size, dtype=original.dtype, device=original.device)
+    for rows in length_chunks(variants.lengths, lambda width: rows_per_chunk(model, width, memory_budget_mb)):
+        part = variants.select(rows)
+        part = replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
+        target = predicted[unique[rows, 0]]
+        probabilities[rows] = model.distribution(model.logits(part)).gather(-1, target[:, None]).squeeze(-1)
+    p_erased = probabilities[inverse].view(size, rankings, len(bins), 2)
     drop = (p_original[:, None, None, None] - p_erased).double()
     drop = drop.masked_fill((n == 0)[:, None, None, None], float("nan"))
     return drop[..., 0], drop[..., 1]
