@@ -53,15 +53,23 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     write_json(outputs["timings"], timings)
     print(f"flow: {flow_seconds.mean():.4f}s per example (mean), {flow_seconds.sum():.1f}s total")
     print(summary.to_string())
-    if erasure is not None:  # the A&Z rankings through the erasure tests (attnexp.analyses.erasure)
-        from attnexp.analyses.erasure.instances import az_rankings, erasure_tables, swappable
+    if erasure is not None:  # the A&Z rankings through the erasure tests; `gradient`: the measure's column
+        az_erasure(loaded, test, relevance, settings.gradient, erasure, seed, settings.batch_size, outputs)
 
-        rankings = az_rankings(relevance, settings.gradient)
-        attention_table, input_table = erasure_tables(
-            loaded, test, rankings, erasure, seed=seed, batch_size=settings.batch_size, attention_test=swappable(loaded), offset=0
-        )
-        write_parquet(outputs["erasure_attention"], attention_table)
-        write_parquet(outputs["erasure_input"], input_table)
+
+def az_erasure(model, test, relevance, gradient: str, erasure, seed: int, batch_size: int, outputs: Files) -> None:
+    """Serrano & Smith's and ERASER's tests of the A&Z rankings (raw, rollout and flow at the last layer, blank-out,
+    the input-gradient measure `gradient`) on the analysed test examples; the attention test only where the model
+    swaps its attention over fixed states (not `transformer-self`: its attention table has no rows)."""
+    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables, swappable
+    from attnexp.io import write_parquet
+
+    rankings = az_rankings(relevance, gradient)
+    attention, inputs = erasure_tables(
+        model, test, rankings, erasure, seed=seed, batch_size=batch_size, attention_test=swappable(model), offset=0
+    )
+    write_parquet(outputs["erasure_attention"], attention)
+    write_parquet(outputs["erasure_input"], inputs)
 
 
 def run_az_combine(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:

@@ -159,7 +159,10 @@ def _input_rows(
 
 def az_rankings(relevance: pd.DataFrame, gradient: str) -> pd.DataFrame:
     """The A&Z rankings of a relevance table (`attnexp.analyses.az.run`; vectors over the input positions from 0):
-    raw, rollout and flow at the last layer, blank-out, and the input-gradient measure named `gradient`."""
+    raw, rollout and flow at the last layer, blank-out, and the input-gradient measure named `gradient` (a column of
+    the table: the measure the A&Z job resolved, not a setting such as "auto")."""
+    if gradient not in relevance:
+        raise ValueError(f"the relevance table has no input-gradient column {gradient!r}; pass the measure's name")
     last = {method: relevance[method].map(lambda layers: list(layers[-1])) for method in ("raw", "rollout", "flow")}
     return pd.DataFrame(
         {"instance_id": relevance["instance_id"], **last, "blankout": relevance["blankout"], gradient: relevance[gradient]}
