@@ -167,3 +167,4 @@ def test_a_raw_sentence_gets_the_pipelines_erasure_numbers(planted_sentiment, pl
     )
     assert {"raw", "rollout", "flow", "blankout", settings[1].gradient} <= set(exp.erasure_input["ranking"])
     assert (exp.erasure_input["ranking"] == "random").sum() == 5  # one random ranking, five bins
+    assert exp.erasure_attention["ranking"].is_unique

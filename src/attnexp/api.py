@@ -407,19 +407,20 @@ def explain(
 
 def _erasure(explanation: Explanation, model: AttentionModel, rows, importance, relevance, az_settings, seed: int) -> None:
     """The erasure tests of the J&W rankings (and the A&Z ones of `relevance`, input test) for the one text."""
-    from attnexp.analyses.erasure import JW_RANKINGS, RANDOM
-    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables, swappable
+    from attnexp.analyses.erasure import JW_RANKINGS
+    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables
     from attnexp.pipeline.settings import MINIMAL_GRID, erasure_settings
 
     config = dict(MINIMAL_GRID, analyses={"erasure": {"enabled": True}})
     schema_problems(config)  # fills the schema's defaults (bins, memory budget)
-    run = dict(settings=erasure_settings(config), seed=seed, batch_size=1, attention_test=swappable(model), progress=False)
+    run = dict(settings=erasure_settings(config), seed=seed, batch_size=1, progress=False)
     attention, inputs = erasure_tables(model, rows, importance[["instance_id", *JW_RANKINGS]], **run)
     if relevance is not None:
         az = az_rankings(pd.DataFrame([relevance]), az_settings.gradient)
         az_attention, az_inputs = erasure_tables(model, rows, az, **run, offset=0)
-        attention = pd.concat([attention, az_attention[az_attention["ranking"] != RANDOM]], ignore_index=True)
-        inputs = pd.concat([inputs, az_inputs[az_inputs["ranking"] != RANDOM]], ignore_index=True)
+        ours = list(az.columns[1:])  # the A&Z rankings only (attention, random and the rest came above)
+        attention = pd.concat([attention, az_attention[az_attention["ranking"].isin(ours)]], ignore_index=True)
+        inputs = pd.concat([inputs, az_inputs[az_inputs["ranking"].isin(ours)]], ignore_index=True)
     explanation.erasure_attention, explanation.erasure_input = attention, inputs
 
 

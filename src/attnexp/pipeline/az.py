@@ -59,15 +59,13 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
 
 def az_erasure(model, test, relevance, gradient: str, erasure, seed: int, batch_size: int, outputs: Files) -> None:
     """Serrano & Smith's and ERASER's tests of the A&Z rankings (raw, rollout and flow at the last layer, blank-out,
-    the input-gradient measure `gradient`) on the analysed test examples; the attention test only where the model
-    swaps its attention over fixed states (not `transformer-self`: its attention table has no rows)."""
-    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables, swappable
+    the input-gradient measure `gradient`) on the analysed test examples (`transformer-self` and Hugging Face models:
+    the attention test erases every head's last-layer [CLS] weights)."""
+    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables
     from attnexp.io import write_parquet
 
     rankings = az_rankings(relevance, gradient)
-    attention, inputs = erasure_tables(
-        model, test, rankings, erasure, seed=seed, batch_size=batch_size, attention_test=swappable(model), offset=0
-    )
+    attention, inputs = erasure_tables(model, test, rankings, erasure, seed=seed, batch_size=batch_size, offset=0)
     write_parquet(outputs["erasure_attention"], attention)
     write_parquet(outputs["erasure_input"], inputs)
 

@@ -275,3 +275,50 @@ def test_length_chunks_cover_every_variant_once_with_bounded_padding():
     assert sorted(covered.tolist()) == list(range(len(lengths)))
     for chunk in chunks:
         assert len(chunk) <= 2 and lengths[chunk].min() >= 0.8 * lengths[chunk].max()
+
+
+def self_transformer(task: str = "bc"):
+    torch.manual_seed(1)
+    meta = {"vocab": [f"w{i}" for i in range(30)], "classes": ["a", "b"] if task == "bc" else list("abcd"), "task": task}
+    return build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="self").eval()
+
+
+@pytest.mark.parametrize("task", ["bc", "nli"])
+def test_transformer_self_erases_every_heads_cls_row_as_masked_keys(task):
+    """The standard Transformer's erasure is its last block's [CLS] query with the erased keys masked (every head),
+    written here with the block's own forward, one instance and one set at a time."""
+    model, rows = self_transformer(task), make_rows(task)
+    batch = collate(rows)
+    erased = (
+        torch.rand(batch.size, 3, batch.tokens.shape[1], generator=torch.Generator().manual_seed(2)) < 0.4
+    ) & batch.real_mask[:, None]
+    erased[:, 0] = False  # erasing nothing
+    with torch.no_grad():
+        output = model(batch)
+        logits = model.decode_erased(output.encoded, erased, batch, output.attention)
+        torch.testing.assert_close(logits[:, 0], output.logits, atol=1e-5, rtol=1e-4)
+        for i in range(len(rows)):
+            one = single(rows, i)
+            width = one.tokens.shape[1]
+            x = model.embed(one.tokens)
+            question = model._question(one)
+            if question is not None:
+                x = torch.cat([x[:, :1] + question[:, None], x[:, 1:]], dim=1)
+            for block in model.blocks[:-1]:
+                x, _ = block(x, model.key_mask(one))
+            for k in range(3):
+                keys = model.key_mask(one) & ~erased[i : i + 1, k, :width]
+                y, _ = model.blocks[-1](x, keys, queries=1)
+                expected = model.output_logits(model.ln_f(y[:, 0]), question, one, several=False)
+                torch.testing.assert_close(logits[i, k], expected[0], atol=1e-5, rtol=1e-4)
+
+
+def test_transformer_self_gets_the_attention_test_without_attention_gradients():
+    model, rows = self_transformer(), make_rows("bc")
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame({"instance_id": rows["instance_id"], "raw": [rng.random(n + 1).tolist() for n in LENGTHS]})
+    settings = ErasureSettings(bins=BINS, memory_budget_mb=256.0)
+    attention, inputs = erasure_tables(model, rows, scores, settings, seed=0, batch_size=5, offset=0, progress=False)
+    assert set(attention["ranking"]) == {"attention", "raw", "random"} and set(inputs["ranking"]) == {"raw", "random"}
+    single = attention[(attention["ranking"] == "attention") & (attention["n"] >= 2)]
+    assert len(single) == sum(n >= 2 for n in LENGTHS) and single["jsd_top"].notna().all()

@@ -1,9 +1,10 @@
 """Serrano & Smith (2019): erase attention weights at the attention layer, the encoder run once.
 
-Erasing a set S sets alpha_t = 0 on S and renormalises the rest. The first-flip test erases the items of a ranking
-in order, k = 1, 2, ..., n - 1 (one weight always remains): every k of every ranking of a batch is one attention
-tensor [B, R * K, L] through the model's `decoder` (for the J&W models a weighted average of precomputed per-position
-outputs), chunked to the memory budget.
+Erasing a set S sets alpha_t = 0 on S and renormalises the rest (`models.attention.erase`); the model's
+`decode_erased` decodes it over the fixed states (the J&W models: a weighted average of precomputed per-position
+outputs; multi-head models erase S from every head's last-layer [CLS] row). The first-flip test erases the items of
+a ranking in order, k = 1, 2, ..., n - 1 (one weight always remains): every k of every ranking of a batch is one
+erasure mask [B, R * K, L], chunked to the memory budget.
 """
 
 import torch
@@ -11,14 +12,10 @@ import torch
 from attnexp.analyses.divergences import jsd
 from attnexp.analyses.erasure.rankings import ranks
 from attnexp.data.batching import Batch
+from attnexp.models.attention import erase
 from attnexp.models.interface import AttentionModel
 
-
-def erase(attention: torch.Tensor, erased: torch.Tensor) -> torch.Tensor:
-    """alpha' = alpha with the weights at `erased` (broadcastable bool) set to 0, renormalised to sum 1 (all zero when
-    nothing is left)."""
-    kept = attention * ~erased
-    return kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
+__all__ = ["erase", "first_flip", "single_weight"]
 
 
 @torch.no_grad()
@@ -38,13 +35,12 @@ def first_flip(
     order = ranks(scores, real[:, None, :])  # [B, R, L]
     per_attention = 4 * size * width * (model.feature_size + 4)
     chunk = max(1, int(memory_budget_mb * 2**20 // (per_attention * rankings)))  # steps k decoded together
-    decode = model.decoder(output.encoded, batch)
     flipped = []
     for start in range(1, steps + 1, chunk):
         k = torch.arange(start, min(start + chunk, steps + 1), device=scores.device)
         erased = order[:, :, None, :] < k[None, None, :, None]  # [B, R, K, L]: the first k items of each ranking
-        attentions = erase(output.attention[:, None, None, :], erased).reshape(size, rankings * len(k), width)
-        changed = model.predict(decode(attentions)).view(size, rankings, len(k)) != predicted[:, None, None]
+        logits = model.decode_erased(output.encoded, erased.reshape(size, rankings * len(k), width), batch, output.attention)
+        changed = model.predict(logits).view(size, rankings, len(k)) != predicted[:, None, None]
         flipped.append(changed & (k[None, None, :] < n[:, None, None]))
     flipped = torch.cat(flipped, dim=-1)
     k = torch.arange(1, steps + 1, device=scores.device)
@@ -60,7 +56,7 @@ def single_weight(model: AttentionModel, batch: Batch, items: torch.Tensor, outp
     output = model(batch) if output is None else output
     width = batch.tokens.shape[1]
     erased = torch.nn.functional.one_hot(items, width).bool()  # [B, M, L]
-    logits = model.decoder(output.encoded, batch)(erase(output.attention[:, None, :], erased))
+    logits = model.decode_erased(output.encoded, erased, batch, output.attention)
     original = model.distribution(output.logits)
     divergence = jsd(model.distribution(logits), original[:, None, :]).double()
     flipped = model.predict(logits) != model.predict(output.logits)[:, None]

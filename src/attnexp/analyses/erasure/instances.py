@@ -49,8 +49,9 @@ def erasure_tables(
     i; one column per ranking, lists over the real tokens, entry j at position j + `offset`), plus `random` (seeded
     by `seed` per instance) and, where instances have planted cues, `rationale` (those instances only).
 
-    `attention_test`: also Serrano & Smith's test, with their two attention-layer rankings (models whose attention
-    can be swapped over fixed states); otherwise the attention table has no rows."""
+    `attention_test`: also Serrano & Smith's test (`model.decode_erased`), with the model's own attention (`attention`,
+    which carries the single-weight test) and their two attention-layer rankings where the model decodes one attention
+    vector (`swappable`); otherwise the attention table has no rows."""
     if len(scores) != len(rows) or list(scores["instance_id"]) != list(rows["instance_id"]):
         raise ValueError("the scores must list the same instances as the rows, in the same order")
     named = usable_rankings(scores)
@@ -77,8 +78,11 @@ def erasure_tables(
             _input_rows(ids, list(given), settings.bins, comprehensiveness.cpu().numpy(), sufficiency.cpu().numpy(), planted)
         )
         if attention_test:
-            gradient, x_gradient = attention_gradients(model, batch, output)
-            flips = {**given, ATTENTION_GRADIENT: gradient, ATTENTION_X_GRADIENT: x_gradient}
+            flips = dict(given)
+            if "attention" not in flips:  # the model's own attention carries the single-weight test (A&Z rankings)
+                flips = {"attention": output.attention.double() * batch.real_mask, **flips}
+            if swappable(model):  # d p / d alpha needs the output as a function of one attention vector
+                flips[ATTENTION_GRADIENT], flips[ATTENTION_X_GRADIENT] = attention_gradients(model, batch, output)
             fractions = first_flip(model, batch, torch.stack(list(flips.values()), dim=1), output, settings.memory_budget_mb)
             top = ranks(output.attention.double(), batch.real_mask).argmin(-1)  # position of rank 0: alpha's top item
             divergence, flipped = single_weight(model, batch, torch.stack([top, item], dim=1), output)
@@ -170,8 +174,8 @@ def az_rankings(relevance: pd.DataFrame, gradient: str) -> pd.DataFrame:
 
 
 def swappable(model: AttentionModel) -> bool:
-    """Whether the model decodes any attention over fixed states (Serrano & Smith's test): every model but the
-    standard Transformer (`transformer-self`), whose heads attend separately."""
+    """Whether the model decodes any one attention vector over fixed states (for d p / d alpha): every model but the
+    standard Transformer (`transformer-self`), whose heads attend separately (its erasure test erases every head)."""
     return bool(getattr(model, "tied", True))
 
 
