@@ -92,20 +92,22 @@ def test_single_weight_matches_per_instance_reference(case):
     model, rows, _ = case
     batch = collate(rows)
     items = torch.tensor([[1, n] for n in LENGTHS])  # the first and the last real item
-    divergence, flipped = single_weight(model, batch, items)
+    divergence, change, flipped = single_weight(model, batch, items)
     for i, n in enumerate(LENGTHS):
         one = single(rows, i)
         with torch.no_grad():
             output = model(one)
             for m, t in enumerate(items[i].tolist()):
                 if n < 2:
-                    assert math.isnan(divergence[i, m]) and not flipped[i, m]
+                    assert math.isnan(divergence[i, m]) and math.isnan(change[i, m]) and not flipped[i, m]
                     continue
                 alpha = output.attention.clone()
                 alpha[0, t] = 0.0
                 logits = model.decode(output.encoded, alpha / alpha.sum(), one)
                 expected = jsd(model.distribution(logits), model.distribution(output.logits))
                 torch.testing.assert_close(divergence[i, m].float(), expected[0], atol=1e-6, rtol=1e-4)
+                output_change = 0.5 * (model.distribution(logits) - model.distribution(output.logits)).abs().sum()
+                torch.testing.assert_close(change[i, m].float(), output_change, atol=1e-6, rtol=1e-4)
                 assert bool(flipped[i, m]) == (predicted_class(model, logits) != predicted_class(model, output.logits))
 
 

@@ -103,6 +103,7 @@ def test_erasure_files_score_every_ranking_and_the_rationale_oracle(analysed):
     inputs = pd.read_parquet(outputs["erasure_input"])
     assert list(attention.columns) == [
         "instance_id", "ranking", "n", "first_flip_fraction", "jsd_top", "jsd_random", "flip_top", "flip_random",
+        "tvd_top", "tvd_random",
     ]  # fmt: skip
     assert list(inputs.columns) == ["instance_id", "ranking", "k", "comprehensiveness", "sufficiency"]
     rankings = {"attention", "gradient", "loo", "ig", "random", "rationale"}

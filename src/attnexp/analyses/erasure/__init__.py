@@ -10,5 +10,8 @@ RATIONALE = "rationale"  # the planted ground truth (generated data only): the o
 ATTENTION_GRADIENT = "attention_gradient"  # d p_c / d alpha_t (Serrano & Smith)
 ATTENTION_X_GRADIENT = "attention_x_gradient"  # alpha_t * d p_c / d alpha_t
 JW_RANKINGS = ("attention", "gradient", "loo", "ig")  # the J&W importance table's measures
-ATTENTION_COLUMNS = ["instance_id", "ranking", "n", "first_flip_fraction", "jsd_top", "jsd_random", "flip_top", "flip_random"]
+ATTENTION_COLUMNS = [  # the spec's, then the J&W output change (TVD; BC |dp|) beside the JSD
+    "instance_id", "ranking", "n", "first_flip_fraction", "jsd_top", "jsd_random", "flip_top", "flip_random",
+    "tvd_top", "tvd_random",
+]  # fmt: skip
 INPUT_COLUMNS = ["instance_id", "ranking", "k", "comprehensiveness", "sufficiency"]

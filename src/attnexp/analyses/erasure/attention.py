@@ -9,7 +9,7 @@ erasure mask [B, R * K, L], chunked to the memory budget.
 
 import torch
 
-from attnexp.analyses.divergences import jsd
+from attnexp.analyses.divergences import jsd, tvd
 from attnexp.analyses.erasure.rankings import ranks
 from attnexp.data.batching import Batch
 from attnexp.models.attention import erase
@@ -50,15 +50,20 @@ def first_flip(
 
 
 @torch.no_grad()
-def single_weight(model: AttentionModel, batch: Batch, items: torch.Tensor, output=None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Erase one attention weight per instance and column of `items` [B, M] (positions): JSD(y, y') [B, M] and
-    whether the decision flips [B, M]; NaN and False for instances with fewer than 2 real items."""
+def single_weight(
+    model: AttentionModel, batch: Batch, items: torch.Tensor, output=None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Erase one attention weight per instance and column of `items` [B, M] (positions): JSD(y, y') [B, M], the J&W
+    output change TVD(y, y') (BC: |dp|) [B, M] and whether the decision flips [B, M]; NaN, NaN and False for
+    instances with fewer than 2 real items."""
     output = model(batch) if output is None else output
     width = batch.tokens.shape[1]
     erased = torch.nn.functional.one_hot(items, width).bool()  # [B, M, L]
     logits = model.decode_erased(output.encoded, erased, batch, output.attention)
     original = model.distribution(output.logits)
-    divergence = jsd(model.distribution(logits), original[:, None, :]).double()
+    erased_output = model.distribution(logits)
+    divergence = jsd(erased_output, original[:, None, :]).double()
+    change = tvd(erased_output, original[:, None, :]).double()
     flipped = model.predict(logits) != model.predict(output.logits)[:, None]
     alone = (batch.real_mask.sum(-1) < 2)[:, None]
-    return divergence.masked_fill(alone, float("nan")), flipped & ~alone
+    return divergence.masked_fill(alone, float("nan")), change.masked_fill(alone, float("nan")), flipped & ~alone

@@ -85,8 +85,8 @@ def erasure_tables(
                 flips[ATTENTION_GRADIENT], flips[ATTENTION_X_GRADIENT] = attention_gradients(model, batch, output)
             fractions = first_flip(model, batch, torch.stack(list(flips.values()), dim=1), output, settings.memory_budget_mb)
             top = ranks(output.attention.double(), batch.real_mask).argmin(-1)  # position of rank 0: alpha's top item
-            divergence, flipped = single_weight(model, batch, torch.stack([top, item], dim=1), output)
-            numbers = (t.cpu().numpy() for t in (fractions, divergence, flipped))
+            divergence, change, flipped = single_weight(model, batch, torch.stack([top, item], dim=1), output)
+            numbers = (t.cpu().numpy() for t in (fractions, divergence, change, flipped))
             attention_parts.append(_attention_rows(ids, n, list(flips), *numbers, planted))
         if progress:
             print(f"  erasure: {first + batch.size}/{len(rows)} instances, {time.perf_counter() - start:.1f}s", flush=True)
@@ -114,6 +114,7 @@ def _attention_rows(
     names: list[str],
     fractions: np.ndarray,
     divergence: np.ndarray,
+    change: np.ndarray,
     flipped: np.ndarray,
     planted: np.ndarray | None,
 ) -> pd.DataFrame:
@@ -131,6 +132,8 @@ def _attention_rows(
             "jsd_random": single(divergence[:, 1]).ravel(),
             "flip_top": flag(flipped[:, 0]),
             "flip_random": flag(flipped[:, 1]),
+            "tvd_top": single(change[:, 0]).ravel(),
+            "tvd_random": single(change[:, 1]).ravel(),
         }
     )
     undefined = ~is_attention.ravel() | np.isnan(table["jsd_top"].to_numpy())  # other rankings; fewer than 2 items
