@@ -97,3 +97,17 @@ def test_hugging_face_figures_are_figure_targets(tmp_path):
         assert png in plan.figure_targets() and png in plan.hf_targets()
     assert set(plan.az_table_targets()) <= set(plan.table_targets())
     assert [run["dataset"] for run in plan.az_runs()][-2:] == ["syn_sentiment@tiny"] * 2
+
+
+def test_erasure_targets_follow_the_one_switch():
+    on = Plan.from_config(default_config(az={"datasets": ["syn_agreement"]}))
+    models = on.erasure_models()
+    assert [m["model"] for m in models] == ["lstm-tanh", "transformer-tiedcls", "transformer-self (A&Z)"]
+    assert models[0]["erasure_input"] == paths.erasure_files("syn_sentiment", "lstm", "tanh", 0)["erasure_input"]
+    assert models[2]["erasure_attention"] == paths.az_erasure_files("syn_agreement", 0)["erasure_attention"]
+    assert set(on.erasure_table_targets()) <= set(on.table_targets())
+    figures = on.erasure_figure_targets()
+    assert "results/figures/erasure/syn_agreement/first_flip.png" in figures and set(figures) <= set(on.figure_targets())
+    off = Plan.from_config(default_config(analyses={"erasure": {"enabled": False}}, az={"datasets": ["syn_agreement"]}))
+    assert off.erasure_models() == [] and off.erasure_table_targets() == [] and off.erasure_figure_targets() == []
+    assert not any("erasure" in target for target in off.all_targets())
