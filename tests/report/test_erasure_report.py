@@ -50,7 +50,9 @@ def test_summary_statistics(models):
     assert one.loc["attention", "comprehensiveness_low"] == pytest.approx(0.5)  # constant values: a point interval
     both = erasure_summary(models).set_index("ranking")
     assert both.loc["attention", "comprehensiveness"] == pytest.approx(0.55) and both.loc["attention", "n_seeds"] == 2
-    assert np.isnan(both.loc["attention", "comprehensiveness_low"])  # several seeds: the interval is over seeds
+    low, high = both.loc["attention", ["comprehensiveness_low", "comprehensiveness_high"]]
+    assert 0.5 <= low < high <= 0.6  # several seeds: the interval is over the seeds' means (0.5 and 0.6)
+    assert both.loc["attention", "sufficiency_low"] == pytest.approx(0.2)  # both seeds 0.2: a point interval
 
 
 def test_tables_and_figures_are_written(models, tmp_path):

@@ -26,7 +26,8 @@ CAPTIONS = {
         "Erasure tests per ranking. Median first flip: median fraction of real items erased from the attention (in "
         "ranked order) when the decision first flips, over instances that flip (lower: the ranking finds the deciding "
         "weights sooner); never: fraction of instances that never flip. Comprehensiveness (higher is better) and "
-        "sufficiency (lower is better): AOPC over ERASER's bins, mean over instances with a 95% bootstrap interval."
+        "sufficiency (lower is better): AOPC over ERASER's bins, mean over instances with a 95% bootstrap interval "
+        "(several seeds: the mean over seeds, the interval over the seeds' means)."
     ),
     "single_weight": (
         "Serrano & Smith's single-weight test: erase the top attention weight or a random one. Fractions of instances "
@@ -87,16 +88,19 @@ def per_seed_summary(model: Mapping, bootstrap: Mapping | None = None) -> pd.Dat
 
 
 def erasure_summary(models: Sequence[Mapping], bootstrap: Mapping | None = None) -> pd.DataFrame:
-    """Across seeds: the mean of every statistic, n_seeds, and (several seeds) a bootstrap interval over seeds of the
-    comprehensiveness (`ci_low`, `ci_high`); the instance intervals are those of a single seed (NaN otherwise)."""
+    """Across seeds: the mean of every statistic and n_seeds; `{comprehensiveness,sufficiency}_{low,high}`: the 95%
+    bootstrap interval over instances (one seed) or over the seeds' means (several seeds)."""
     per_seed = pd.concat([per_seed_summary(m, bootstrap) for m in models], ignore_index=True)
     means = ["median_first_flip", "never_flip", "comprehensiveness", "sufficiency"]
     intervals = [f"{c}_{end}" for c in ("comprehensiveness", "sufficiency") for end in ("low", "high")]
-    table = mean_with_bootstrap_ci(
-        per_seed, ["dataset", "model", "ranking"], means + intervals, ["n"], "comprehensiveness", bootstrap
-    )
-    several = table["n_seeds"] > 1
-    table.loc[several, intervals] = np.nan
+    keys = ["dataset", "model", "ranking"]
+    table = mean_with_bootstrap_ci(per_seed, keys, means + intervals, ["n"], "comprehensiveness", bootstrap)
+    over_seeds = mean_with_bootstrap_ci(per_seed, keys, ["sufficiency"], [], "sufficiency", bootstrap)
+    several = (table["n_seeds"] > 1).to_numpy()
+    for column, seeds in (("comprehensiveness", table), ("sufficiency", over_seeds)):
+        for end in ("low", "high"):
+            table[f"{column}_{end}"] = np.where(several, seeds[f"ci_{end}"], table[f"{column}_{end}"])
+    table = table.drop(columns=["ci_low", "ci_high"])
     order = {d: i for i, d in enumerate(dataset_order(table["dataset"].unique()))}
     return table.sort_values("dataset", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
 
@@ -137,9 +141,7 @@ def _interval(mean: float, low: float, high: float) -> str:
 
 
 def summary_display(table: pd.DataFrame) -> pd.DataFrame:
-    seeds = table["n_seeds"] > 1
-    low = np.where(seeds, table["ci_low"], table["comprehensiveness_low"])
-    high = np.where(seeds, table["ci_high"], table["comprehensiveness_high"])
+    low, high = table["comprehensiveness_low"], table["comprehensiveness_high"]
     return pd.DataFrame(
         {
             "Dataset": table["dataset"],
