@@ -20,7 +20,8 @@ from attnexp.analyses.erasure.attention import first_flip, single_weight
 from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency
 from attnexp.analyses.erasure.rankings import attention_gradients, random_draws, ranks, rationale_scores, scores_from_lists
 from attnexp.analyses.erasure.settings import ErasureSettings
-from attnexp.analyses.jw.instances import _batches
+from attnexp.data.batching import sequential_batches
+from attnexp.models.device import model_device
 from attnexp.models.interface import AttentionModel
 
 
@@ -57,7 +58,8 @@ def erasure_tables(
     named = usable_rankings(scores)
     oracle = has_rationale(rows)
     attention_parts, input_parts, start = [], [], time.perf_counter()
-    for number, batch in enumerate(_batches(model, rows, batch_size)):
+    device = model_device(model)
+    for number, batch in enumerate(b.to(device) for b in sequential_batches(rows, batch_size)):
         first = number * batch_size
         part = slice(first, first + batch.size)
         with torch.no_grad():
