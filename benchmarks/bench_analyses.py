@@ -7,9 +7,18 @@ The references are the plain loops the batched code replaces: one forward per de
 authors' LOO), one instance at a time for gradient/IG/adversary, one decode per permutation per
 instance. They run on an evenly spaced subset of the (length-sorted) test set and are scaled to 1,000
 instances. Also printed: permutation and adversary cost in units of one decoder pass over the batch.
+
+The erasure tests' cost against the analyses job (issue 24's targets: +30% of a model's analyses job at the paper's
+settings, +20 s over the default grid):
+    PYTHONPATH=src python benchmarks/bench_analyses.py --erasure-cost [--configfile config/paper.yaml] --dataset sst
+    PYTHONPATH=src python benchmarks/bench_analyses.py --erasure-cost --all-models   # every trained model of the grid
+It times the analyses job (`run_analyze`) with the erasure tests switched off, then the erasure tests alone on the
+same model and test split (what switching them on adds), and prints both, their ratio and the machine's load.
 """
 
 import argparse
+import os
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -71,6 +80,67 @@ def per_instance(function, rows) -> None:
         function(collate(rows.iloc[i : i + 1]))
 
 
+def erasure_cost(args) -> None:
+    """The analyses job without the erasure tests, and what the tests add, per model (and summed)."""
+    import yaml
+
+    from attnexp.config import validate_config
+    from attnexp.pipeline.plan import Plan
+    from attnexp.pipeline.settings import erasure_settings
+
+    raw = yaml.safe_load(Path(args.configfile).read_text())
+    erasure = erasure_settings(validate_config(yaml.safe_load(Path(args.configfile).read_text()))) or erasure_settings(
+        default_config()
+    )
+    raw.setdefault("analyses", {}).setdefault("erasure", {})["enabled"] = False  # the job before
+    config = validate_config(raw)
+    if args.all_models:
+        models = Plan.from_config(config, basedir=args.workdir).grid_models()
+    else:
+        encoder, attention = args.model.split("-")
+        models = [{"dataset": args.dataset, "encoder": encoder, "attention": attention, "seed": args.seed}]
+    totals = np.zeros(2)
+    print(f"load average before: {os.getloadavg()}; {torch.get_num_threads()} thread(s)")
+    print(f"{'model':40s} {'instances':>9s} {'job s':>9s} {'erasure s':>9s} {'added':>7s}")
+    for m in models:
+        if not (args.workdir / paths.model_files(**m)["model"]).exists():
+            print(f"{paths.model_files(**m)['model']}: not trained, skipped")
+            continue
+        instances, before, added = one_model_cost(args, config, erasure, m)
+        label = f"{m['dataset']} {m['encoder']}-{m['attention']} seed{m['seed']}"
+        print(f"{label:40s} {instances:9d} {before:9.1f} {added:9.1f} {added / before:7.1%}", flush=True)
+        totals += (before, added)
+    if totals[0]:
+        print(f"{'total':40s} {'':9s} {totals[0]:9.1f} {totals[1]:9.1f} {totals[1] / totals[0]:7.1%}")
+    print(f"load average after: {os.getloadavg()}")
+
+
+def one_model_cost(args, config, erasure, m: dict) -> tuple[int, float, float]:
+    """(test instances, seconds of the analyses job without erasure, seconds the erasure tests add)."""
+    from attnexp.analyses.erasure import JW_RANKINGS
+    from attnexp.analyses.erasure.instances import erasure_tables
+    from attnexp.analyses.jw.instances import importance_table
+    from attnexp.models.encoders import set_padded_lstm
+    from attnexp.pipeline.jw import run_analyze
+    from attnexp.pipeline.settings import AnalyzeSettings, resolved
+
+    model_path = args.workdir / paths.model_files(**m)["model"]
+    job = AnalyzeSettings.from_config(config, m["dataset"], m["seed"], m["encoder"], m["attention"])
+    inputs = {"model": model_path, **{k: args.workdir / v for k, v in paths.preprocessed_files(m["dataset"]).items()}}
+    with tempfile.TemporaryDirectory() as folder:
+        outputs = {key: Path(folder) / name for key, name in paths.ANALYSIS_FILES.items()}
+        start = time.perf_counter()
+        run_analyze(inputs=inputs, outputs=outputs, settings=job, threads=args.threads)
+        before = time.perf_counter() - start
+    settings = resolved(job.analysis)
+    model = set_padded_lstm(load_model(model_path, settings.device), settings.padded_lstm)  # as the job
+    rows = split_frame(pd.read_parquet(inputs["instances"]), "test")
+    scores = importance_table(model, rows, settings)[["instance_id", *JW_RANKINGS]]  # the job's own table: not counted
+    start = time.perf_counter()
+    erasure_tables(model, rows, scores, erasure, seed=m["seed"], batch_size=settings.batch_size, progress=False)
+    return len(rows), before, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default="syn_sentiment")
@@ -82,9 +152,14 @@ def main() -> None:
     parser.add_argument("--permutations", default=100, type=int)
     parser.add_argument("--adversary-steps", default=100, type=int, help="steps for both adversary timings (default config: 500)")
     parser.add_argument("--threads", default=1, type=int)
+    parser.add_argument("--erasure-cost", action="store_true", help="the erasure tests' cost against the analyses job")
+    parser.add_argument("--configfile", default="config/config.yaml", help="with --erasure-cost: the run's config")
+    parser.add_argument("--all-models", action="store_true", help="with --erasure-cost: every trained grid model")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
+    if args.erasure_cost:
+        return erasure_cost(args)
     torch.manual_seed(0)
     encoder, attention = args.model.split("-")
     model_path = args.workdir / paths.model_files(args.dataset, encoder, attention, args.seed)["model"]

@@ -72,7 +72,38 @@ def fake_analyses(instances: pd.DataFrame, n_classes: int, rng: np.random.Genera
         candidate_jsd=[rng.uniform(0, 0.69, 5).tolist() for _ in range(n)],
         candidate_tvd=[rng.uniform(0, 0.01, 5).tolist() for _ in range(n)],
     )
-    return {"importance": importance, "kendall": kendall, "permutation": permutation, "adversary": adversary}
+    erasure_attention, erasure_input = fake_erasure(base)
+    return {
+        "importance": importance,
+        "kendall": kendall,
+        "permutation": permutation,
+        "adversary": adversary,
+        "erasure_attention": erasure_attention,
+        "erasure_input": erasure_input,
+    }
+
+
+def fake_erasure(base: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """erasure_attention and erasure_input tables (attnexp.analyses.erasure) for the instances of `base`, from a
+    generator of their own (the other fakes' draws stay as they were)."""
+    rng = np.random.default_rng(int(base["length"].sum()))
+    rankings = ["attention", "gradient", "loo", "ig", "random", "attention_gradient", "attention_x_gradient"]
+    rows = [(i, r, int(n)) for i, n in zip(base["instance_id"], base["length"], strict=True) for r in rankings]
+    attention = pd.DataFrame(rows, columns=["instance_id", "ranking", "n"])
+    flips = rng.uniform(0, 1, len(attention))
+    attention["first_flip_fraction"] = np.where((rng.random(len(attention)) < 0.3) | (attention["n"] < 2), np.nan, flips)
+    single = (attention["ranking"] == "attention") & (attention["n"] >= 2)
+    for column in ("jsd_top", "jsd_random"):
+        attention[column] = np.where(single, rng.uniform(0, 0.3, len(attention)), np.nan)
+    for column in ("flip_top", "flip_random"):
+        attention[column] = pd.array(np.where(single, rng.random(len(attention)) < 0.2, False), dtype="boolean")
+        attention.loc[~single, column] = pd.NA
+    bins = (0.01, 0.05, 0.1, 0.2, 0.5)
+    rows = [(i, r, k) for i in base["instance_id"] for r in rankings[:5] for k in bins]
+    inputs = pd.DataFrame(rows, columns=["instance_id", "ranking", "k"])
+    inputs["comprehensiveness"] = rng.uniform(-0.1, 0.6, len(inputs))
+    inputs["sufficiency"] = rng.uniform(-0.1, 0.6, len(inputs))
+    return attention, inputs
 
 
 def write_fake_model(

@@ -211,3 +211,43 @@ def html_text(text: str) -> str:
     import html
 
     return html.escape(text)
+
+
+def test_a_raw_sentence_gets_the_pipelines_erasure_numbers(planted_sentiment, planted_nli, settings):
+    from attnexp.analyses.erasure.instances import erasure_tables
+    from attnexp.pipeline.settings import default_config, erasure_settings
+
+    instances, meta = planted_sentiment
+    model = build_model(meta, "lstm", "tanh", embedding_dim=12, hidden_size=8, seed=0).eval()
+    row = split_frame(instances, "test").iloc[[3]]
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    text = _text(meta, row["tokens"].iloc[0])
+    exp = api.explain(model, tokenizer, text, settings=settings[0], with_permutation=False, with_adversary=False, seed=3)
+    importance = importance_table(model, row, replace(settings[0], batch_size=1))
+    row = row.assign(instance_id="input", rationale=[[]])  # the API's instance id seeds the random ranking
+    importance["instance_id"] = "input"
+    ours = importance[["instance_id", "attention", "gradient", "loo", "ig"]]
+    attention, inputs = erasure_tables(model, row, ours, erasure_settings(default_config()), seed=3, batch_size=1, progress=False)
+    np.testing.assert_allclose(exp.erasure_input["comprehensiveness"], inputs["comprehensiveness"], atol=1e-6)
+    np.testing.assert_allclose(exp.erasure_attention["first_flip_fraction"], attention["first_flip_fraction"])
+    assert list(exp.aopc["ranking"]) == [
+        "attention",
+        "gradient",
+        "loo",
+        "ig",
+        "random",
+        "attention_gradient",
+        "attention_x_gradient",
+    ]
+
+    instances, meta = planted_nli  # a Transformer adds the A&Z rankings (raw, rollout, flow, blank-out, gradient)
+    transformer = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls")
+    row = split_frame(instances, "test").iloc[0]
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    question = _text(meta, row["question"])
+    exp = api.explain(
+        transformer.eval(), tokenizer, _text(meta, row["tokens"]), question, settings=settings[0], with_adversary=False
+    )
+    assert {"raw", "rollout", "flow", "blankout", "grad_x_input"} <= set(exp.erasure_input["ranking"])  # auto: its measure
+    assert (exp.erasure_input["ranking"] == "random").sum() == 5  # one random ranking, five bins
+    assert exp.erasure_attention["ranking"].is_unique

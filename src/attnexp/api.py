@@ -32,6 +32,7 @@ from attnexp import (
     __all__,  # noqa: F401  (the public names, listed once in attnexp/__init__.py)
     paths,
 )
+from attnexp.analyses.az import gradient_measure
 from attnexp.analyses.az.run import relevance_and_importance
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
@@ -276,6 +277,22 @@ class Explanation:
     flow: np.ndarray | None = None
     blankout: np.ndarray | None = None  # [n] A&Z blank-out of the predicted class's score (az.score)
     input_gradient: np.ndarray | None = None  # [n] A&Z |sum_d ds/de|
+    # the erasure tests of every ranking (Serrano & Smith; ERASER), the rows of erasure_attention.parquet and
+    # erasure_input.parquet for this text (A&Z rankings included where the model has per-layer maps)
+    erasure_attention: pd.DataFrame | None = None
+    erasure_input: pd.DataFrame | None = None
+
+    @property
+    def aopc(self) -> pd.DataFrame | None:
+        """Per ranking: comprehensiveness and sufficiency averaged over the bins (AOPC), and the first-flip fraction."""
+        if self.erasure_input is None:
+            return None
+        table = self.erasure_input.groupby("ranking", sort=False)[["comprehensiveness", "sufficiency"]].mean()
+        if self.erasure_attention is not None and len(self.erasure_attention):
+            flips = self.erasure_attention.set_index("ranking")["first_flip_fraction"]
+            table = table.reindex([*table.index, *(r for r in flips.index if r not in table.index)])
+            table["first_flip_fraction"] = flips
+        return table.reset_index()
 
     @property
     def label(self) -> str:
@@ -363,6 +380,7 @@ def explain(
     az_settings: AZSettings | None = None,
     with_permutation: bool = True,
     with_adversary: bool = True,
+    with_erasure: bool = True,
     seed: int = 0,
 ) -> "Explanation | list[Explanation]":
     """Explain the model's prediction for a raw `text` (and `question`, NLI/QA) with every measure; a list of
@@ -379,7 +397,9 @@ def explain(
     IG explain p(positive) whatever the target (J&W's convention; the other class's only flips the sign, which
     the absolute value drops); attention, LOO, permutations and the adversary do not depend on a class.
     `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
-    attention (its heads share no single attention vector).
+    attention (its heads share no single attention vector). Erasure (`with_erasure`): Serrano & Smith's
+    attention-weight erasure and ERASER's comprehensiveness and sufficiency of every ranking (a random one seeded by
+    `seed` and the id "input"), as the analyses jobs run them, in `erasure_attention`, `erasure_input` and `aopc`.
     """
     single = isinstance(text, str)
     texts = [text] if single else list(text)
@@ -432,6 +452,7 @@ def explain(
         for explanation, row in zip(explanations, adversarial.itertuples(index=False), strict=True):
             explanation.adversarial_attention = np.asarray(row.adversarial_attention, dtype=float)
             explanation.adversarial_jsd, explanation.adversarial_tvd = float(row.emax_jsd), float(row.emax_tvd)
+    relevance, measure = None, None
     if output.encoded.maps is not None:
         relevance = relevance_and_importance(
             model,
@@ -444,11 +465,14 @@ def explain(
             progress=lambda line: None,
             blank=tokenizer.blank_id if model.blank_id is None else model.blank_id,  # the hf family: [MASK]
         )
+        measure = gradient_measure(az_settings.gradient, model.input_shift_invariant)  # "auto": the model's own
         for explanation, (_, row) in zip(explanations, relevance.iterrows(), strict=True):
             for name in AZ_MEASURES:
                 setattr(explanation, name, np.asarray(row[name], dtype=float))
             explanation.blankout = np.asarray(row["blankout"], dtype=float)
-            explanation.input_gradient = np.asarray(row[az_settings.gradient], dtype=float)
+            explanation.input_gradient = np.asarray(row[measure], dtype=float)
+    if with_erasure:
+        _erasure(explanations, model, rows, importance, relevance, measure, seed)
     return explanations[0] if single else explanations
 
 
@@ -467,6 +491,36 @@ def _targets(target: int | str | Sequence[int | str] | None, classes: Sequence[s
             raise ValueError(f"target {t!r} is not a class of this model: {known} (or 0..{len(classes) - 1})")
         indices.append(index)
     return indices
+
+
+def _erasure(
+    explanations: Sequence[Explanation],
+    model: AttentionModel,
+    rows: pd.DataFrame,
+    importance: pd.DataFrame,
+    relevance: pd.DataFrame | None,
+    gradient: str | None,
+    seed: int,
+) -> None:
+    """The erasure tests of the J&W rankings (and the A&Z ones of `relevance`, with its input-gradient measure
+    `gradient`) for every text, as one batch; each explanation gets its own rows."""
+    from attnexp.analyses.erasure import JW_RANKINGS
+    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables
+    from attnexp.pipeline.settings import MINIMAL_GRID, erasure_settings
+
+    config = dict(MINIMAL_GRID, analyses={"erasure": {"enabled": True}})
+    schema_problems(config)  # fills the schema's defaults (bins, memory budget)
+    run = dict(settings=erasure_settings(config), seed=seed, batch_size=len(rows), progress=False)
+    attention, inputs = erasure_tables(model, rows, importance[["instance_id", *JW_RANKINGS]], **run)
+    if relevance is not None:
+        az = az_rankings(relevance, gradient)
+        az_attention, az_inputs = erasure_tables(model, rows, az, **run, offset=0)
+        ours = list(az.columns[1:])  # the A&Z rankings only (attention, random and the rest came above)
+        attention = pd.concat([attention, az_attention[az_attention["ranking"].isin(ours)]], ignore_index=True)
+        inputs = pd.concat([inputs, az_inputs[az_inputs["ranking"].isin(ours)]], ignore_index=True)
+    for explanation, instance in zip(explanations, rows["instance_id"], strict=True):
+        explanation.erasure_attention = attention[attention["instance_id"] == instance].reset_index(drop=True)
+        explanation.erasure_input = inputs[inputs["instance_id"] == instance].reset_index(drop=True)
 
 
 def heatmap(

@@ -63,6 +63,11 @@ ANALYSIS_FILES = {
     "rationale": "rationale_recovery.csv",
     "config": "analysis_config.yaml",
 }
+ERASURE_FILES = {  # beside a model's analyses (`analyses.erasure.enabled`): Serrano & Smith's test, ERASER's
+    "erasure_attention": "erasure_attention.parquet",
+    "erasure_input": "erasure_input.parquet",
+}
+ERASURE = "erasure"  # the tables' and figures' folder of the erasure tests (in place of a paper)
 WP_DATASET_FILES = {
     "seed_variance": "seed_variance.parquet",
     "adv_variance": "adv_variance.parquet",
@@ -105,6 +110,12 @@ def analysis_files(dataset="{dataset}", encoder="{encoder}", attention="{attenti
     return in_folder(folder, ANALYSIS_FILES)
 
 
+def erasure_files(dataset="{dataset}", encoder="{encoder}", attention="{attention}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of one model, beside its analyses (`analysis_files`)."""
+    folder = ANALYSIS.format(dataset=dataset, encoder=encoder, attention=attention, seed=seed)
+    return in_folder(folder, ERASURE_FILES)
+
+
 def wp_run_dir(dataset="{dataset}", variant="{variant}", seed="{seed}", lam=None) -> str:
     """One W&P run; the model-consistent adversary (variant "adversarial") also has a lambda."""
     if variant == "adversarial" or lam is not None:
@@ -129,6 +140,11 @@ def wp_jw_adversary_file(dataset: str = "{dataset}", seed: str = "{seed}") -> st
 
 def az_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:
     return in_folder(AZ_RUN.format(dataset=dataset, seed=seed), AZ_FILES)
+
+
+def az_erasure_files(dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of the A&Z rankings (raw, rollout, flow, blank-out, the input gradient) of one run."""
+    return in_folder(AZ_RUN.format(dataset=dataset, seed=seed), ERASURE_FILES)
 
 
 AZ_COMBINED_FILES = {"summary": "correlation_summary.csv", "recovery": "subject_recovery.csv"}
@@ -162,6 +178,16 @@ def hf_az_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> di
 def hf_analysis_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
     """The J&W analyses of one Hugging Face run (the files of `analysis_files`; the adversary table is empty)."""
     return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ANALYSIS_FILES)
+
+
+def hf_erasure_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of one Hugging Face run, beside its J&W analyses (`hf_analysis_files`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/jw", ERASURE_FILES)
+
+
+def hf_az_erasure_files(hf_model="{hf_model}", dataset="{dataset}", seed="{seed}") -> dict[str, str]:
+    """The erasure tests of the A&Z rankings of one Hugging Face run, beside its A&Z analysis (`hf_az_files`)."""
+    return in_folder(f"{hf_run_dir(hf_model, dataset, seed)}/az", ERASURE_FILES)
 
 
 def hf_task(hf_model: str = "{hf_model}", dataset: str = "{dataset}") -> str:

@@ -23,8 +23,8 @@ from attnexp.models.transformer import TransformerClassifier, build_transformer
 
 MODELS = Path(models_package.__file__).parent
 SOURCE = Path(attnexp.__file__).parent
-CAPABILITIES = ("logits", "blank_id", "input_lengths", "decode_permuted", "tokenizer", "checkpoint_kind")
-METHODS = ("logits", "input_lengths", "decode_permuted")
+CAPABILITIES = ("logits", "blank_id", "input_lengths", "decode_permuted", "decode_erased", "tokenizer", "checkpoint_kind")
+METHODS = ("logits", "input_lengths", "decode_permuted", "decode_erased")
 FAMILIES = ("classifier", "guided", "transformer", "transformer-tiedcls", "hf")
 
 
@@ -162,8 +162,8 @@ def test_which_families_override_which_capability(family):
     expected = {
         "classifier": {"checkpoint_kind"},
         "guided": {"checkpoint_kind"},
-        "transformer": {"checkpoint_kind", "input_lengths", "logits"},
-        "transformer-tiedcls": {"checkpoint_kind", "input_lengths", "logits"},
+        "transformer": {"checkpoint_kind", "input_lengths", "logits", "decode_erased"},
+        "transformer-tiedcls": {"checkpoint_kind", "input_lengths", "logits", "decode_erased"},
         "hf": {"checkpoint_kind", "decode_permuted", "blank_id", "tokenizer"},
     }
     assert own == expected[name]

@@ -140,3 +140,17 @@ def test_a_hugging_face_checkpoint_is_needed_only_where_the_stage_runs(tmp_path)
     assert Plan.from_config(default_config(datasets=["syn_nli"], hf=missing)).hf_runs == []  # narrowed away
     with pytest.raises(ConfigError, match="hf.models.gone"):
         default_config(datasets=["syn_nli"], stage_datasets="as_listed", hf=missing)
+
+
+def test_erasure_targets_follow_the_one_switch():
+    on = Plan.from_config(default_config(az={"datasets": ["syn_agreement"]}))
+    models = on.erasure_models()
+    assert [m["model"] for m in models] == ["lstm-tanh", "transformer-tiedcls", "transformer-self (A&Z)"]
+    assert models[0]["erasure_input"] == paths.erasure_files("syn_sentiment", "lstm", "tanh", 0)["erasure_input"]
+    assert models[2]["erasure_attention"] == paths.az_erasure_files("syn_agreement", 0)["erasure_attention"]
+    assert set(on.erasure_table_targets()) <= set(on.table_targets())
+    figures = on.erasure_figure_targets()
+    assert "results/figures/erasure/syn_agreement/first_flip.png" in figures and set(figures) <= set(on.figure_targets())
+    off = Plan.from_config(default_config(analyses={"erasure": {"enabled": False}}, az={"datasets": ["syn_agreement"]}))
+    assert off.erasure_models() == [] and off.erasure_table_targets() == [] and off.erasure_figure_targets() == []
+    assert not any("erasure" in target for target in off.all_targets())

@@ -30,6 +30,6 @@ def test_the_report_target_covers_every_reported_output_of_all(tmp_path):
     configfile.write_text(yaml.safe_dump(config))
     everything = reported_outputs(tmp_path, configfile, "all")
     assert any("/hf/tiny/" in f for f in everything)  # the Hugging Face figures are among them
-    assert {f.split("/")[2] for f in everything if f.startswith("results/figures/")} == {"jw", "wp", "az"}
+    assert {f.split("/")[2] for f in everything if f.startswith("results/figures/")} == {"jw", "wp", "az", "erasure"}
     assert everything <= reported_outputs(tmp_path, configfile, "report")
     assert everything <= reported_outputs(tmp_path, configfile, "figures") | reported_outputs(tmp_path, configfile, "tables")

@@ -5,7 +5,13 @@ from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS, dataset_sections
 
 
 def test_paper_sections_sort_in_publication_order():
-    assert [key for key, _ in sorted(PAPER_SECTIONS.items(), key=lambda item: item[1])] == ["jw", "wp", "az", "comparison"]
+    assert [key for key, _ in sorted(PAPER_SECTIONS.items(), key=lambda item: item[1])] == [
+        "jw",
+        "wp",
+        "az",
+        "erasure",
+        "comparison",
+    ]
     assert "Jain & Wallace" in PAPER_SECTIONS["jw"] and "Abnar & Zuidema" in PAPER_SECTIONS["az"]
 
 

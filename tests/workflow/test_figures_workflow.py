@@ -20,6 +20,8 @@ FIGURE_RULES = [
     "model_figure",
     "summary_figures",
     "summary_figure",
+    "erasure_tables",
+    "erasure_figures",
     "tables",
     "figures",
     "report",
@@ -108,7 +110,11 @@ def test_report_groups_by_paper_dataset_and_model(drawn):
         assert text in html or text.replace("&amp;", "&") in html, text
     line = next(line for line in html.splitlines() if "var categories = " in line)
     categories = json.loads(line.split("var categories = ", 1)[1].strip().rstrip(";"))
-    assert sorted(categories) == ["1. Jain & Wallace (2019)", "4. All papers: ours vs published"]
+    assert sorted(categories) == [
+        "1. Jain & Wallace (2019)",
+        "4. Erasure tests: Serrano & Smith (2019), ERASER (2020)",
+        "5. All papers: ours vs published",
+    ]
     sections = categories["1. Jain & Wallace (2019)"]
     assert sorted(sections) == ["0. All datasets", "1. syn_sentiment", "2. syn_babi1"]  # the papers' order
     entries = [path for section in sections.values() for path in section]

@@ -42,6 +42,7 @@ rule az_analyse:
         instances=paths.preprocessed_files()["instances"],
     output:
         **paths.az_files(),
+        **(paths.az_erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("az", "{dataset}/seed{seed}"),
     wildcard_constraints:

@@ -11,7 +11,14 @@ from attnexp.datasets.acquire import DOWNLOADS
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
 from attnexp.pipeline import settings as job
-from attnexp.pipeline.plan import AZ_FIGURES, AZ_TABLES, Plan
+from attnexp.pipeline.plan import (
+    AZ_FIGURES,
+    AZ_TABLES,
+    ERASURE_FIGURES,
+    ERASURE_TABLES,
+    Plan,
+    alternatives,
+)
 
 try:
     validate_config(config)
@@ -86,6 +93,11 @@ def get_dataset_figure_inputs(wildcards):
 def get_model_figure_inputs(wildcards):
     model = PLAN.single_model_figure(**dict(wildcards.items()))[0]
     return [model[t] for t in PLAN.figure_tables([wildcards.figure])]
+
+
+def get_erasure_inputs(wildcards):
+    """The erasure files of every model of the {dataset} wildcard."""
+    return PLAN.erasure_inputs(wildcards.dataset)
 
 
 def get_wp_train_inputs(wildcards):

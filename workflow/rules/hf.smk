@@ -50,6 +50,7 @@ rule hf_az:
         instances=paths.hf_preprocessed_files()["instances"],
     output:
         **paths.hf_az_files(),
+        **(paths.hf_az_erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/az"),
     wildcard_constraints:
@@ -73,6 +74,7 @@ rule hf_analyze:
         model=paths.hf_model_files()["model"],
     output:
         **paths.hf_analysis_files(),
+        **(paths.hf_erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/jw"),
     wildcard_constraints:

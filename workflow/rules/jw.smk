@@ -8,6 +8,7 @@ rule analyze:
         model=paths.model_files()["model"],
     output:
         **paths.analysis_files(),
+        **(paths.erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("analyses", "{dataset}/{encoder}-{attention}/seed{seed}"),
     conda:

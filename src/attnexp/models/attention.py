@@ -17,6 +17,13 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1).masked_fill(~mask, 0.0)
 
 
+def erase(attention: torch.Tensor, erased: torch.Tensor) -> torch.Tensor:
+    """alpha' = alpha with the weights at `erased` (broadcastable bool) set to 0, renormalised to sum 1 (all zero when
+    nothing is left): Serrano & Smith's erasure of attention weights."""
+    kept = attention * ~erased
+    return kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
+
+
 class AdditiveAttention(nn.Module):
     """s_t = v^T tanh(W h_t + b) (BC) or v^T tanh(W_p h_t + b_p + W_q q + b_q) (QA/NLI)."""
 

@@ -101,6 +101,17 @@ class ClassifierHead(nn.Module):
         attention = self.attend(encoded, batch) if attention is None else attention
         return self.decoder(encoded, batch)(attention[:, None, :].expand_as(index).gather(-1, index))
 
+    def decode_erased(
+        self, encoded: Encoded, erased: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits [B, K(, C)] with the attention weights at `erased` [B, K, L] (bool) set to 0 and the rest renormalised
+        (Serrano & Smith's erasure), the states fixed; `attention`: the forward's, when the caller has it. A model
+        whose heads attend separately overrides it to erase every head's weights."""
+        from attnexp.models.attention import erase
+
+        attention = self.attend(encoded, batch) if attention is None else attention
+        return self.decoder(encoded, batch)(erase(attention[:, None, :], erased))
+
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B]: all of `batch.lengths`, both markers included."""
         return batch.lengths

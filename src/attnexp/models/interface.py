@@ -69,6 +69,11 @@ class AttentionModel(Protocol):
     ) -> torch.Tensor:
         """Logits [B, P(, C)] with the attention permuted by `index` [B, P, L] (multi-head models: every head's)."""
 
+    def decode_erased(
+        self, encoded: Any, erased: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits [B, K(, C)] with the attention at `erased` [B, K, L] erased and renormalised (multi-head: every head's)."""
+
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B] (the Transformer drops the closing marker)."""
 

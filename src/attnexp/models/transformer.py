@@ -53,6 +53,7 @@ class TransformerEncoded(Encoded):
 
     cls_input: torch.Tensor | None = None  # tiedcls: [B, D] residual stream at [CLS] entering the last layer
     cls_scores: torch.Tensor | None = None  # tiedcls: [B, heads, L] the last layer's [CLS] attention logits
+    last_input: torch.Tensor | None = None  # self (with maps): [B, L, D] the residual stream entering the last block
 
 
 class SelfAttention(nn.Module):
@@ -176,13 +177,14 @@ class TransformerClassifier(ClassifierHead):
         x = self.dropout(x)
         key_mask = self.key_mask(batch)
         blocks = self.blocks if maps and not self.tied else self.blocks[:-1]
-        layers = []
+        layers, last_input = [], None
         for block in blocks:
+            last_input = x
             x, weights = block(x, key_mask)
             layers.append(weights)
         if not self.tied:
             if maps:
-                return TransformerEncoded(x, question, maps=torch.stack(layers, dim=1))
+                return TransformerEncoded(x, question, maps=torch.stack(layers, dim=1), last_input=last_input)
             cls, _ = self.blocks[-1](x, key_mask, queries=1)
             return TransformerEncoded(cls, question)
         last = self.blocks[-1]
@@ -225,6 +227,25 @@ class TransformerClassifier(ClassifierHead):
         y = cls + last.dropout(context + last.attn.proj.bias)
         z = self.ln_f(y + last.mlp(last.ln2(y)))
         return self.output_logits(z, encoded.question, batch, several=attention.dim() == 3)
+
+    def decode_erased(
+        self, encoded: TransformerEncoded, erased: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits [B, K(, C)] with the positions `erased` [B, K, L] taken out of the last layer's [CLS] attention
+        (Serrano & Smith), the states below fixed. "tiedcls": the head default (the one distribution erased and
+        renormalised). "self": every head's [CLS] row loses the same positions and is renormalised over the keys left
+        ([CLS] included), i.e. the last block's [CLS] query with those keys masked."""
+        if self.tied:
+            return super().decode_erased(encoded, erased, batch, attention)
+        last, x = self.blocks[-1], encoded.last_input
+        rows = encoded.maps[:, -1, :, 0, :]  # [B, heads, L]
+        kept = rows[:, None] * ~erased[:, :, None, :]
+        kept = kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
+        _, _, values = last.attn.heads(last.ln1(x))  # [B, heads, L, D/heads]
+        context = torch.einsum("bkhl,bhld->bkhd", kept, values).flatten(2)
+        y = x[:, :1] + last.dropout(last.attn.proj(context))
+        z = self.ln_f(y + last.mlp(last.ln2(y)))
+        return self.output_logits(z, encoded.question, batch, several=True)
 
     def classify(self, encoded: TransformerEncoded, batch: Batch) -> torch.Tensor:
         """The model's own logits from its encoded states (either variant)."""

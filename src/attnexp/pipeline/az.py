@@ -9,7 +9,8 @@ from attnexp.pipeline.settings import AZAnalysisSettings, FigureSettings, TableS
 def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSettings, threads: int = 1) -> None:
     """Relevance, importance, correlations and subject recovery for one trained model (test split), on the
     configured device. `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds
-    per example, JSON); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
+    per example, JSON), and with `settings.erasure` the erasure tests of the A&Z rankings (erasure_attention,
+    erasure_input); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
     import numpy as np
 
     from attnexp.analyses.az import gradient_measure
@@ -25,7 +26,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     from attnexp.models.checkpoint import load_model
     from attnexp.models.device import resolve_device, set_threads
 
-    dataset, task, device = settings.dataset, settings.task, settings.device
+    dataset, task, device, seed, erasure = settings.dataset, settings.task, settings.device, settings.seed, settings.erasure
     settings, model, instances = settings.az, inputs["model"], inputs["instances"]
     set_threads(threads)
     loaded = load_model(model, resolve_device(device))
@@ -64,6 +65,21 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     write_json(outputs["timings"], timings)
     print(f"flow: {flow_seconds.mean():.4f}s per example (mean), {flow_seconds.sum():.1f}s total")
     print(summary.to_string())
+    if erasure is not None:  # the A&Z rankings through the erasure tests; `gradient`: the measure's column
+        az_erasure(loaded, test, relevance, measure, erasure, seed, settings.batch_size, outputs)
+
+
+def az_erasure(model, test, relevance, gradient: str, erasure, seed: int, batch_size: int, outputs: Files) -> None:
+    """Serrano & Smith's and ERASER's tests of the A&Z rankings (raw, rollout and flow at the last layer, blank-out,
+    the input-gradient measure `gradient`) on the analysed test examples (`transformer-self` and Hugging Face models:
+    the attention test erases every head's last-layer [CLS] weights)."""
+    from attnexp.analyses.erasure.instances import az_rankings, erasure_tables
+    from attnexp.io import write_parquet
+
+    rankings = az_rankings(relevance, gradient)
+    attention, inputs = erasure_tables(model, test, rankings, erasure, seed=seed, batch_size=batch_size, offset=0)
+    write_parquet(outputs["erasure_attention"], attention)
+    write_parquet(outputs["erasure_input"], inputs)
 
 
 def run_az_combine(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:

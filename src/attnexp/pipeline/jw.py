@@ -2,7 +2,8 @@
 
 The analyses job writes, in the test split's length-sorted order: importance.parquet, kendall.parquet,
 kendall_summary.csv, permutation.parquet, adversary.parquet, rationale_recovery.csv, and analysis_config.yaml
-recording every option (quirks included) and the seed.
+recording every option (quirks included) and the seed; with `analyses.erasure.enabled` also the erasure tests of
+every ranking, erasure_attention.parquet and erasure_input.parquet (`attnexp.analyses.erasure`).
 """
 
 import time
@@ -21,6 +22,8 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     import pandas as pd
     import torch
 
+    from attnexp.analyses.erasure import JW_RANKINGS
+    from attnexp.analyses.erasure.instances import erasure_tables
     from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
     from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
     from attnexp.analyses.jw.rationale import rationale_recovery
@@ -31,7 +34,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     from attnexp.models.encoders import set_padded_lstm
     from attnexp.provenance import code_version
 
-    labels, adversary = dict(settings.labels), settings.adversary
+    labels, adversary, erasure = dict(settings.labels), settings.adversary, settings.erasure
     settings = resolved(settings.analysis)
     model, instances, meta = inputs["model"], inputs["instances"], inputs["meta"]
     set_threads(threads)
@@ -49,6 +52,14 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     write_parquet(outputs["kendall"], taus)
     write_csv(outputs["kendall_summary"], summarise_kendall(taus, meta["classes"], settings.nan_policy, labels))
     write_csv(outputs["rationale"], rationale_recovery(importance, labels=labels))
+    if erasure is not None:
+        erasure_start = time.perf_counter()
+        attention_table, input_table = erasure_tables(
+            classifier, rows, importance[["instance_id", *JW_RANKINGS]], erasure, seed=seed, batch_size=settings.batch_size
+        )
+        write_parquet(outputs["erasure_attention"], attention_table)
+        write_parquet(outputs["erasure_input"], input_table)
+        print(f"erasure tests done in {time.perf_counter() - erasure_start:.1f}s", flush=True)
 
     permutation = permutation_table(classifier, rows, settings, torch.Generator().manual_seed(seed))
     write_parquet(outputs["permutation"], permutation)
@@ -63,6 +74,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
         {
             **labels,
             "settings": {k: v for k, v in asdict(settings).items() if k != "device"},
+            "erasure": asdict(erasure) if erasure is not None else None,
             **({} if adversary else {"adversary": "skipped: the model's heads share no single attention vector"}),
             "task": meta["task"],
             "classes": meta["classes"],

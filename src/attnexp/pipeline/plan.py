@@ -30,6 +30,15 @@ AZ_TABLES = {  # table stem -> report title (attnexp.report.az.TABLES)
     "importance_recovery": "Subject found by importance",
 }
 AZ_FIGURES = {"correlation_by_layer": "{dataset}/correlation_by_layer", "cls_maps": "{dataset}/cls_maps_seed{seed}"}
+ERASURE_TABLES = {  # table stem -> report title (attnexp.report.erasure)
+    "erasure_summary": "Erasure: first flip, comprehensiveness, sufficiency per ranking",
+    "single_weight": "Erasure: the top attention weight against a random one",
+}
+ERASURE_FIGURES = {  # figure name -> report title (attnexp.report.erasure), one of each per dataset
+    "single_weight_hist": "JSD of erasing the top attention weight minus a random one",
+    "first_flip": "Fraction of items erased at the first decision flip, per ranking",
+    "aopc_curves": "Comprehensiveness and sufficiency over k, per ranking",
+}
 WP_FIGURE_KINDS = {"seed": "seeds", "adv": "adversary"}  # {kind}_violin / {kind}_scatter: what is compared
 
 
@@ -411,6 +420,66 @@ class Plan:
         figures = [f for f in self.az_figure_targets() if "/hf/" in f]
         return targets + figures + (self.az_table_targets() if self.hf_runs else [])
 
+    # --- erasure tests (Serrano & Smith; ERASER): in every analyses job, tables and figures across the models ---
+
+    @property
+    def erasure(self) -> bool:
+        """`analyses.erasure.enabled`: the analyses jobs also write the erasure tests."""
+        return bool(self.config["analyses"]["erasure"]["enabled"])
+
+    def erasure_models(self) -> list[dict]:
+        """Every model with erasure tests (none when switched off): the J&W grid, the Transformers' J&W analyses
+        (`az.jw_analyses`) and the Hugging Face runs' (`hf.jw_analyses`), then the A&Z jobs' (model label "... (A&Z)",
+        the A&Z rankings); dataset, model label, seed and its two files."""
+        if not self.erasure:
+            return []
+        models = [
+            {"dataset": m["dataset"], "model": f"{m['encoder']}-{m['attention']}", "seed": m["seed"], **paths.erasure_files(**m)}
+            for m in self.grid_models()
+        ]
+        if self.az_datasets and self.config["az"]["jw_analyses"]:
+            tied = names.TRANSFORMER_TIED_ATTENTION
+            models += [
+                {"dataset": d, "model": f"transformer-{tied}", "seed": s, **paths.erasure_files(d, "transformer", tied, s)}
+                for d in self.az_datasets
+                for s in self.az_seeds
+            ]
+        if self.config["hf"]["jw_analyses"]:
+            models += [
+                {"dataset": d, "model": f"{names.HF_ENCODER}-{m}", "seed": s, **paths.hf_erasure_files(m, d, s)}
+                for m, d, s in self.hf_runs
+            ]
+        az = [  # the A&Z rankings (raw, rollout, flow, blank-out, input gradient) in the A&Z jobs
+            {"dataset": d, "model": f"transformer-{self.az_attention} (A&Z)", "seed": s, **paths.az_erasure_files(d, s)}
+            for d in self.az_datasets
+            for s in self.az_seeds
+        ]
+        hf = [
+            {"dataset": d, "model": f"{names.HF_ENCODER}-{m} (A&Z)", "seed": s, **paths.hf_az_erasure_files(m, d, s)}
+            for m, d, s in self.hf_runs
+        ]
+        return models + az + hf
+
+    def erasure_datasets(self) -> list[str]:
+        return list(dict.fromkeys(m["dataset"] for m in self.erasure_models()))
+
+    def erasure_inputs(self, dataset: str | None = None) -> list[str]:
+        """The erasure files of every model (of `dataset`)."""
+        chosen = [m for m in self.erasure_models() if dataset is None or m["dataset"] == dataset]
+        return [m[key] for m in chosen for key in paths.ERASURE_FILES]
+
+    def erasure_table_targets(self) -> list[str]:
+        if not self.erasure_models():
+            return []
+        return [f for stem in ERASURE_TABLES for f in paths.table_files(paths.ERASURE, stem).values()]
+
+    def erasure_figure_files(self, dataset: str = "{dataset}") -> dict[str, dict[str, str]]:
+        """figure name -> {png, pdf} of one dataset's erasure figures."""
+        return {name: paths.figure_files(paths.ERASURE, f"{dataset}/{name}") for name in ERASURE_FIGURES}
+
+    def erasure_figure_targets(self) -> list[str]:
+        return [f for d in self.erasure_datasets() for files in self.erasure_figure_files(d).values() for f in files.values()]
+
     # --- ours beside the published values ---
 
     def paper_comparison_runs(self) -> dict:
@@ -455,14 +524,15 @@ class Plan:
     # --- across papers ---
 
     def table_targets(self) -> list[str]:
-        """Every table of the three papers and the comparison (CSV, Markdown, LaTeX, HTML)."""
+        """Every table of the three papers, the erasure tests and the comparison (CSV, Markdown, LaTeX, HTML)."""
         tables = self.jw_table_targets() + [p for p in self.wp_targets() if p.startswith(paths.TABLES.format(paper="wp"))]
-        return tables + self.az_table_targets() + self.comparison_targets()
+        return tables + self.az_table_targets() + self.erasure_table_targets() + self.comparison_targets()
 
     def figure_targets(self) -> list[str]:
-        """Every figure of the three papers (J&W through the manifests of its batch jobs), Hugging Face's included."""
+        """Every figure of the three papers (J&W through the manifests of its batch jobs), Hugging Face's included, and
+        of the erasure tests."""
         wp = [p for p in self.wp_targets() if p.startswith(paths.FIGURES.format(paper="wp"))]
-        return self.jw_figure_targets() + wp + self.az_figure_targets()
+        return self.jw_figure_targets() + wp + self.az_figure_targets() + self.erasure_figure_targets()
 
     def all_targets(self) -> list[str]:
         targets = [*self.model_targets(), *self.dataset_targets(), *self.analyses_targets()]
@@ -479,6 +549,10 @@ class Plan:
             return self.summary_figure_files()
         if job == "summary_figure":
             return self.summary_figure_files(wildcards["attention"], wildcards["summary_figure"])
+        if job == "erasure_figures":
+            dataset = wildcards["dataset"]
+            models = [m for m in self.erasure_models() if m["dataset"] == dataset]
+            return {"models": models, "figures": self.erasure_figure_files(dataset)}
         if job == "wp_variance_figures":
             return WP_FIGURE_KINDS[wildcards["kind"]]
         return None

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from typing import Any
 
 from attnexp.analyses.az.settings import AZSettings
+from attnexp.analyses.erasure.settings import ErasureSettings
 from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, WPSettings
 from attnexp.datasets import policy
@@ -154,6 +155,14 @@ def analysis_settings(config: Config, batch_size: int) -> AnalysisSettings:
         device=config["device"],
         padded_lstm=config["padded_lstm"],
     )
+
+
+def erasure_settings(config: Config) -> ErasureSettings | None:
+    """The erasure tests' settings (`analyses.erasure`); None when they are switched off."""
+    section = config["analyses"]["erasure"]
+    if not section["enabled"]:
+        return None
+    return ErasureSettings(bins=tuple(float(k) for k in section["bins"]), memory_budget_mb=config["analyses"]["memory_budget_mb"])
 
 
 def az_settings(config: Config) -> AZSettings:
@@ -376,11 +385,13 @@ class WPRunSettings(JobSettings):
 @dataclass(frozen=True)
 class AnalyzeSettings(JobSettings):
     """The J&W analyses of one model: its labels (a Hugging Face run: encoder "hf", attention = the model's
-    name, no adversary, since its heads share no single attention vector) and `analyses`."""
+    name, no adversary, since its heads share no single attention vector) and `analyses`; `erasure`: the erasure
+    tests (None: switched off)."""
 
     labels: dict
     analysis: AnalysisSettings
     adversary: bool
+    erasure: ErasureSettings | None
 
     @classmethod
     def from_config(
@@ -393,7 +404,7 @@ class AnalyzeSettings(JobSettings):
         else:
             batch_size = hyperparameters(config, dataset)["batch_size"]
         labels = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": int(seed)}
-        return cls(labels, analysis_settings(config, batch_size), adversary=hf_model is None)
+        return cls(labels, analysis_settings(config, batch_size), hf_model is None, erasure_settings(config))
 
 
 @dataclass(frozen=True)
@@ -405,11 +416,12 @@ class AZAnalysisSettings(JobSettings):
     seed: int
     az: AZSettings
     device: str
+    erasure: ErasureSettings | None  # the erasure tests of the A&Z rankings (None: switched off)
 
     @classmethod
     def from_config(cls, config: Config, dataset: str, seed, hf_model=None) -> "AZAnalysisSettings":
         task = dataset if hf_model is None else f"{dataset}@{hf_model}"
-        return cls(dataset, task, int(seed), az_settings(config), config["device"])
+        return cls(dataset, task, int(seed), az_settings(config), config["device"], erasure_settings(config))
 
 
 @dataclass(frozen=True)
@@ -473,7 +485,17 @@ TABLE_READS = {
     "az_combine": ("runs",),
     "az_tables": ("gradients",),
     "paper_comparison": ("runs", "nan_policy", "bootstrap"),
+    "erasure_tables": ("runs", "bootstrap"),
 }
+
+
+def table_runs(plan: Plan, table: str) -> Any:
+    """The run files an aggregate table reads: A&Z's per-seed summaries, the erasure files, or the comparison's."""
+    if table == "az_combine":
+        return plan.az_runs()
+    if table == "erasure_tables":
+        return plan.erasure_models()
+    return plan.paper_comparison_runs()
 
 
 @dataclass(frozen=True)
@@ -506,7 +528,7 @@ class TableSettings(JobSettings):
             "bootstrap": lambda: bootstrap(config),
             "gradients": lambda: {run["dataset"]: run["gradient"] for run in plan.az_runs()},
             "reported": lambda: config["wp"]["jw_reported"],
-            "runs": lambda: plan.az_runs() if table == "az_combine" else plan.paper_comparison_runs(),
+            "runs": lambda: table_runs(plan, table),
         }
         return cls(table=table, **{key: values[key]() for key in TABLE_READS[table]})
 

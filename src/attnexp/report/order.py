@@ -10,7 +10,8 @@ PAPER_SECTIONS = {
     "jw": "1. Jain & Wallace (2019)",
     "wp": "2. Wiegreffe & Pinter (2019)",
     "az": "3. Abnar & Zuidema (2020)",
-    "comparison": "4. All papers: ours vs published",
+    "erasure": "4. Erasure tests: Serrano & Smith (2019), ERASER (2020)",
+    "comparison": "5. All papers: ours vs published",
 }
 ALL_DATASETS = "All datasets"
 

@@ -50,7 +50,8 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     config = default_config()
     az = dataclasses.replace(az_settings(config), n_examples=5, batch_size=2)
     settings = dataclasses.replace(AZAnalysisSettings.from_config(config, "tiny", 0), az=az)
-    outputs = {key: tmp_path / Path(path).name for key, path in paths.az_files("tiny", 0).items()}
+    files = {**paths.az_files("tiny", 0), **paths.az_erasure_files("tiny", 0)}
+    outputs = {key: tmp_path / Path(path).name for key, path in files.items()}
     inputs = {"model": tmp_path / "model.pt", "instances": tmp_path / "instances.parquet"}
     run_az_analyse(inputs=inputs, outputs=outputs, settings=settings)
     relevance = pd.read_parquet(outputs["relevance"])
@@ -62,6 +63,9 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     assert set(recovery["method"]) == {"raw", "rollout", "flow", "blankout", "grad_x_input", "grad_l2"}
     assert len(pd.read_parquet(outputs["correlations"])) == 5 * 3 * 3 * 2
     assert "flow_seconds" not in relevance and len(json.loads(outputs["timings"].read_text())["flow_seconds"]) == 5
+    erased = pd.read_parquet(outputs["erasure_input"])  # the A&Z rankings through ERASER's test
+    assert set(erased["ranking"]) == {"raw", "rollout", "flow", "blankout", az.gradient, "random", "rationale"}
+    assert erased.groupby("ranking")["instance_id"].nunique().eq(5).all()
 
 
 def summary_frame(task: str, mean: float, n_nan: int = 0) -> pd.DataFrame:

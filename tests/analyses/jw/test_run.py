@@ -10,6 +10,7 @@ import torch
 import yaml
 
 from attnexp import paths
+from attnexp.analyses.erasure.settings import ErasureSettings
 from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
 from attnexp.config import PACKAGED_SCHEMA
 from attnexp.data.preprocess import preprocess, write_preprocessed
@@ -17,7 +18,7 @@ from attnexp.datasets import get_dataset
 from attnexp.datasets.generated.planted import write_planted_sentiment
 from attnexp.models.train import build_model, fit
 from attnexp.pipeline.jw import run_analyze
-from attnexp.pipeline.settings import AnalyzeSettings, analysis_settings
+from attnexp.pipeline.settings import AnalyzeSettings, analysis_settings, erasure_settings
 from tests.factories import train_settings, validated_config
 
 torch.set_num_threads(1)
@@ -56,7 +57,7 @@ def analysed(tmp_path_factory):
     from attnexp.models.checkpoint import save_model
 
     save_model(model, root / "model.pt")
-    outputs = {key: root / "out" / name for key, name in paths.ANALYSIS_FILES.items()}
+    outputs = {key: root / "out" / name for key, name in {**paths.ANALYSIS_FILES, **paths.ERASURE_FILES}.items()}
     analyse(root, outputs, {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": "0"})
     return outputs, instances
 
@@ -95,6 +96,29 @@ def test_contract_files_and_columns(analysed):
     assert (adversary["emax_tvd"] <= 0.01 + 1e-7).all() and (adversary["emax_jsd"] <= np.log(2)).all()
 
 
+def test_erasure_files_score_every_ranking_and_the_rationale_oracle(analysed):
+    outputs, instances = analysed
+    test = instances[instances["split"] == "test"]
+    attention = pd.read_parquet(outputs["erasure_attention"])
+    inputs = pd.read_parquet(outputs["erasure_input"])
+    assert list(attention.columns) == [
+        "instance_id", "ranking", "n", "first_flip_fraction", "jsd_top", "jsd_random", "flip_top", "flip_random",
+        "tvd_top", "tvd_random",
+    ]  # fmt: skip
+    assert list(inputs.columns) == ["instance_id", "ranking", "k", "comprehensiveness", "sufficiency"]
+    rankings = {"attention", "gradient", "loo", "ig", "random", "rationale"}
+    assert set(inputs["ranking"]) == rankings
+    assert set(attention["ranking"]) == rankings | {"attention_gradient", "attention_x_gradient"}
+    assert set(inputs["k"]) == {0.01, 0.05, 0.1, 0.2, 0.5}
+    assert (inputs.groupby("ranking")["instance_id"].nunique() == len(test)).all()  # every instance has a planted cue
+    aopc = inputs.groupby("ranking")[["comprehensiveness", "sufficiency"]].mean()
+    # the model reads its one planted cue: deleting the oracle's tokens moves the output more than random ones
+    assert aopc.loc["rationale", "comprehensiveness"] > aopc.loc["random", "comprehensiveness"] + 0.1
+    assert aopc.loc["rationale", "sufficiency"] < aopc.loc["random", "sufficiency"]
+    recorded = yaml.safe_load(outputs["config"].read_text())
+    assert recorded["erasure"]["bins"] == [0.01, 0.05, 0.1, 0.2, 0.5]
+
+
 def test_leave_one_out_recovers_planted_cues_far_above_chance(analysed):
     outputs, _ = analysed
     recovery = pd.read_csv(outputs["rationale"]).set_index("measure")
@@ -106,13 +130,13 @@ def test_leave_one_out_recovers_planted_cues_far_above_chance(analysed):
 
 def test_same_seed_same_numbers(analysed, tmp_path):
     outputs, _ = analysed
-    again = {key: tmp_path / name for key, name in paths.ANALYSIS_FILES.items()}
+    again = {key: tmp_path / name for key, name in {**paths.ANALYSIS_FILES, **paths.ERASURE_FILES}.items()}
     analyse(
         outputs["importance"].parent.parent,
         again,
         {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": 0},
     )
-    for key in paths.ANALYSIS_FILES:
+    for key in {**paths.ANALYSIS_FILES, **paths.ERASURE_FILES}:
         assert again[key].read_bytes() == outputs[key].read_bytes(), key
 
 
@@ -130,10 +154,16 @@ def test_settings_mirror_the_schema_without_defaults():
     analysis = {f.name: f for f in fields(AnalysisSettings)}
     adversary = {f.name: f for f in fields(AdversarySettings)}
     for key in section:
+        if key == "erasure":  # its own settings (attnexp.analyses.erasure.settings), in AnalyzeSettings
+            continue
         field = analysis[renamed.get(key, key)]
         assert field.default is MISSING and field.default_factory is MISSING, key
     for key in section["adversary"]["properties"]:
         field = adversary[renamed.get(key, key)]
         assert field.default is MISSING, key
+    erasure = {f.name for f in fields(ErasureSettings)}
+    assert set(section["erasure"]["properties"]) - {"enabled"} <= erasure
+    assert erasure_settings(validated_config()).bins == tuple(section["erasure"]["properties"]["bins"]["default"])
+    assert erasure_settings(validated_config(analyses={"erasure": {"enabled": False}})) is None
     defaults = analysis_settings(validated_config(), batch_size=7)
     assert defaults.ig_steps == section["ig_steps"]["default"] and defaults.batch_size == 7
