@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from attnexp import paths
+from attnexp.io import write_parquet
 from attnexp.report.erasure import ERASURE_FIGURE_NAMES, erasure_summary, write_erasure_figures, write_erasure_tables
 from attnexp.report.style import FigureStyle
 
@@ -31,8 +32,8 @@ def write_model(folder, seed: int, shift: float = 0.0) -> dict:
     ]
     inputs = pd.DataFrame(rows, columns=["instance_id", "ranking", "k", "comprehensiveness", "sufficiency"])
     files = {"erasure_attention": folder / "a.parquet", "erasure_input": folder / "i.parquet"}
-    attention.to_parquet(files["erasure_attention"])
-    inputs.to_parquet(files["erasure_input"])
+    write_parquet(files["erasure_attention"], attention)
+    write_parquet(files["erasure_input"], inputs)
     return {"dataset": "syn_sentiment", "model": "lstm-tanh", "seed": seed, **files}
 
 

@@ -64,7 +64,7 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     assert len(pd.read_parquet(outputs["correlations"])) == 5 * 3 * 3 * 2
     assert "flow_seconds" not in relevance and len(json.loads(outputs["timings"].read_text())["flow_seconds"]) == 5
     erased = pd.read_parquet(outputs["erasure_input"])  # the A&Z rankings through ERASER's test
-    assert set(erased["ranking"]) == {"raw", "rollout", "flow", "blankout", az.gradient, "random", "rationale"}
+    assert set(erased["ranking"]) == {"raw", "rollout", "flow", "blankout", "grad_x_input", "random", "rationale"}
     assert erased.groupby("ranking")["instance_id"].nunique().eq(5).all()
 
 
