@@ -29,6 +29,7 @@ from attnexp import (
     __all__,  # noqa: F401  (the public names, listed once in attnexp/__init__.py)
     paths,
 )
+from attnexp.analyses.az import gradient_measure
 from attnexp.analyses.az.run import relevance_and_importance
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
@@ -380,7 +381,8 @@ def explain(
         for name in AZ_MEASURES:
             setattr(explanation, name, np.asarray(relevance[name], dtype=float))
         explanation.blankout = np.asarray(relevance["blankout"], dtype=float)
-        explanation.input_gradient = np.asarray(relevance[az_settings.gradient], dtype=float)
+        measure = gradient_measure(az_settings.gradient, model.input_shift_invariant)  # "auto": the model's own
+        explanation.input_gradient = np.asarray(relevance[measure], dtype=float)
     return explanation
 
 
