@@ -308,8 +308,9 @@ def test_a_different_effective_thread_count_reruns_the_jobs_it_changes(tmp_path)
     config = tiny_config(datasets=["syn_sentiment"], encoders=["average"], threads={"train": 2, "analysis": 2})
     assert snakemake(tmp_path, files["model"], "--cores", "1", config=config).returncode == 0
     assert yaml.safe_load((tmp_path / files["config"]).read_text())["threads"] == 1
-    same = snakemake(tmp_path, files["model"], "--cores", "1", "--dry-run")
-    assert "Nothing to be done" in same.stdout + same.stderr
+    for same_count in (("--cores", "1"), ("--cores", "2", "--set-threads", "train=1")):
+        same = snakemake(tmp_path, files["model"], *same_count, "--dry-run")
+        assert "Nothing to be done" in same.stdout + same.stderr, same_count
     more = snakemake(tmp_path, files["model"], "--cores", "2", "--dry-run", "--quiet", "host")  # the train job gets 2
     assert more.returncode == 0 and re.search(r"^train\s+1$", more.stdout, flags=re.M), more.stdout[-2000:]
     assert not re.search(r"^preprocess\s+\d", more.stdout, flags=re.M) and "params" in more.stdout  # the reason

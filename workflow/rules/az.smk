@@ -54,7 +54,7 @@ rule az_analyse:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        torch_threads=THREADS["analysis"],
+        torch_threads=torch_threads("az_analyse", "analysis"),
         settings=settings(job.AZAnalysisSettings),
     script:
         "../scripts/az_analyse.py"

@@ -38,7 +38,7 @@ rule hf_model:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        torch_threads=THREADS["train"],
+        torch_threads=torch_threads("hf_model", "train"),
         settings=settings(job.HFRunSettings),
     script:
         "../scripts/hf_model.py"
@@ -62,7 +62,7 @@ rule hf_az:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        torch_threads=THREADS["analysis"],
+        torch_threads=torch_threads("hf_az", "analysis"),
         settings=settings(job.AZAnalysisSettings),
     script:
         "../scripts/az_analyse.py"
@@ -86,7 +86,7 @@ rule hf_analyze:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        torch_threads=THREADS["analysis"],
+        torch_threads=torch_threads("hf_analyze", "analysis"),
         settings=settings(job.AnalyzeSettings),
     script:
         "../scripts/analyze.py"

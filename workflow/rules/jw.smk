@@ -18,7 +18,7 @@ rule analyze:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        torch_threads=THREADS["analysis"],
+        torch_threads=torch_threads("analyze", "analysis"),
         settings=settings(job.AnalyzeSettings),
     script:
         "../scripts/analyze.py"

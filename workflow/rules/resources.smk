@@ -37,12 +37,18 @@ except ConfigError as err:
     raise WorkflowError(
         f"{err}\nFix config/config.yaml (or the file given with --configfile)."
     ) from None
-# The threads a job really gets: Snakemake scales a job's threads down to --cores (and --max-threads). A different
-# count can change float rounding (torch's parallel reductions), so every threaded rule also has it as a param
-# (`torch_threads=`): a run under other --cores reruns exactly the jobs whose count it changes, and byte-identity holds
-# for the same config, seed and effective thread count (recorded as `threads` in each run's config.yaml).
-THREADS = effective_threads(
-    config["threads"],
-    workflow._cores,
-    getattr(workflow.resource_settings, "max_threads", None),
-)
+THREADS = config["threads"]
+
+
+def torch_threads(rule, kind):
+    """`params: torch_threads=` of a threaded rule: the threads its jobs really get (config `threads`, or a profile's
+    set-threads, scaled down to --cores and --max-threads). Another count can change float rounding (torch's
+    parallel reductions), so a run that changes it reruns exactly those jobs; byte-identity holds for the same
+    config, seeds and thread counts (recorded as `threads` in each run's config.yaml)."""
+    overrides = workflow.resource_settings.overwrite_threads
+    asked = getattr(overrides.get(rule), "value", overrides.get(rule))
+    return effective_threads(
+        asked if isinstance(asked, int) else THREADS[kind],
+        workflow._cores,
+        workflow.resource_settings.max_threads,
+    )

@@ -21,7 +21,7 @@ rule train:
         **RESOURCES["train"],
         **GPU,
     params:
-        torch_threads=THREADS["train"],
+        torch_threads=torch_threads("train", "train"),
         settings=settings(job.TrainSettings),
     script:
         "../scripts/train.py"
@@ -45,7 +45,7 @@ rule train_transformer:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        torch_threads=THREADS["train"],
+        torch_threads=torch_threads("train_transformer", "train"),
         settings=settings(job.TransformerSettings),
     script:
         "../scripts/train_transformer.py"

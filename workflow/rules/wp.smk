@@ -17,7 +17,7 @@ rule wp_train:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        torch_threads=THREADS["train"],
+        torch_threads=torch_threads("wp_train", "train"),
         settings=settings(job.WPRunSettings),
     script:
         "../scripts/wp_train.py"
@@ -37,7 +37,7 @@ rule wp_adversary:
         **RESOURCES["heavy"],
         **GPU,
     params:
-        torch_threads=THREADS["train"],
+        torch_threads=torch_threads("wp_adversary", "train"),
         settings=settings(job.WPRunSettings),
     script:
         "../scripts/wp_adversary.py"
@@ -75,7 +75,7 @@ rule wp_jw_adversary:
         **RESOURCES["analysis"],
         **GPU,
     params:
-        torch_threads=THREADS["analysis"],
+        torch_threads=torch_threads("wp_jw_adversary", "analysis"),
         settings=settings(job.WPAnalysisSettings),
     script:
         "../scripts/wp_jw_adversary.py"

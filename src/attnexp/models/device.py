@@ -63,11 +63,10 @@ def model_device(model):
     return next(iter(model.parameters()), torch.empty(0)).device
 
 
-def effective_threads(threads: dict[str, int], cores: int | None, max_threads: int | None = None) -> dict[str, int]:
-    """Threads per kind of job (config `threads`) as Snakemake grants them: capped at `cores` (--cores, None on a
-    cluster, where each job gets its own) and `max_threads` (--max-threads)."""
-    caps = [c for c in (cores, max_threads) if isinstance(c, int) and c > 0]
-    return {kind: min([n, *caps]) for kind, n in threads.items()}
+def effective_threads(threads: int, cores: int | None, max_threads: int | None = None) -> int:
+    """The threads Snakemake grants a job asking for `threads`: capped at `cores` (--cores; None on a cluster, where
+    each job gets its own) and `max_threads` (--max-threads)."""
+    return min([threads, *(c for c in (cores, max_threads) if isinstance(c, int) and c > 0)])
 
 
 def set_threads(threads: int) -> None:

@@ -33,7 +33,10 @@ def _in_hub_cache(checkpoint: str) -> bool:
     except ImportError:
         snapshots = Path(_hub_cache()) / f"models--{checkpoint.replace('/', '--')}" / "snapshots"
         return any(snapshots.glob("*/config.json"))
-    return isinstance(try_to_load_from_cache(checkpoint, "config.json"), str)
+    try:
+        return isinstance(try_to_load_from_cache(checkpoint, "config.json"), str)
+    except ValueError:  # huggingface_hub refuses the name (HFValidationError): it cannot be in the cache
+        return False
 
 
 def checkpoint_location_help(checkpoint: str) -> str:
@@ -64,7 +67,8 @@ def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | N
         if missing:
             return f"hf checkpoint directory {path} has no {', '.join(missing)}; save the model there with save_pretrained"
         return None
-    if not path.exists() and not _valid_hub_name(checkpoint):
+    pathlike = "/" in checkpoint and (checkpoint.startswith((".", "/", "~")) or bool(path.suffix))
+    if not pathlike and not _valid_hub_name(checkpoint):
         return (
             f"hf checkpoint {_short(checkpoint)} is neither a local directory nor a valid hub name (letters, digits, "
             "'-', '_', '.', one '/' between owner and name, no spaces); give the path of a save_pretrained directory "
@@ -72,7 +76,7 @@ def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | N
         )
     if allow_download:
         return None
-    if "/" in checkpoint and (checkpoint.startswith((".", "/", "~")) or path.suffix):
+    if pathlike:
         return f"hf checkpoint {checkpoint!r}: directory {path} does not exist; " + checkpoint_location_help(checkpoint)
     if not _in_hub_cache(checkpoint):
         return (
