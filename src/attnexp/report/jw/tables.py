@@ -215,6 +215,7 @@ def table2_display(table: pd.DataFrame, order: Sequence[str], pairs: Sequence[st
     keys = ["dataset", "group", "model"]
     wide = table.pivot_table(index=keys, columns="pair", values="cell", aggfunc="first", sort=False)
     wide = wide[[p for p in pairs if p in wide.columns]]
+    # n: the group's instances, summed over seeds (undefined τ included)
     wide.insert(0, "n", table.groupby(keys, sort=False)["instances"].max().reindex(wide.index).astype(int))
     wide = wide.reset_index()
     wide["_order"] = wide["dataset"].map({d: i for i, d in enumerate(order)})
@@ -326,8 +327,7 @@ CAPTIONS = {
     "near chance: test accuracy not significantly above always predicting the majority class (one-sided binomial "
     "test, p > 0.05); such a model's attention and importance explain little.",
     "table2": "Table 2 analogue: Kendall τ between attention and gradient / leave-one-out importance, mean ± std "
-    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; n = instances in the group "
-    "(summed over seeds); undef. = instances with undefined τ.",
+    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; undef. = instances with undefined τ.",
     "cross_measure": "Cross-measure summary (J&W §6.6): mean ± std of τ per pair and of the per-instance differences "
     "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
     "rationale_recovery": "Planted-rationale recovery: precision@k and ROC-AUC of each importance measure at finding "
