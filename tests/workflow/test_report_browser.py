@@ -212,3 +212,4 @@ def test_searching_a_figure_name_returns_every_datasets_entry(browser, report):
         across += {p.split("/")[3] for p in expected} >= datasets
     assert across >= 9  # the per-model J&W figures of both datasets
     assert not session.errors
+    print(f"report searches in Chromium: {len(names)} figure names, {session.pages} page loads, {session.clicks} clicks")

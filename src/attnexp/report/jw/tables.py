@@ -215,6 +215,7 @@ def table2_display(table: pd.DataFrame, order: Sequence[str], pairs: Sequence[st
     keys = ["dataset", "group", "model"]
     wide = table.pivot_table(index=keys, columns="pair", values="cell", aggfunc="first", sort=False)
     wide = wide[[p for p in pairs if p in wide.columns]]
+    # n: the group's instances, summed over seeds (undefined τ included)
     wide.insert(0, "n", table.groupby(keys, sort=False)["instances"].max().reindex(wide.index).astype(int))
     wide = wide.reset_index()
     wide["_order"] = wide["dataset"].map({d: i for i, d in enumerate(order)})
