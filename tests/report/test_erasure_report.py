@@ -73,3 +73,17 @@ def test_plan_names_the_figures_the_report_draws():
     from attnexp.pipeline.plan import ERASURE_FIGURES
 
     assert tuple(ERASURE_FIGURES) == ERASURE_FIGURE_NAMES
+
+
+def test_the_aopc_curves_label_the_bins_as_text(models):
+    """Labels are never mathtext (report.style: text.parse_math off), so a log axis's 10^{-2} ticks printed raw
+    `$\\mathdefault{...}$`: the curves step through ERASER's bins, labelled 1% ... 50%."""
+    from attnexp.report.erasure import aopc_figure
+    from attnexp.report.style import paper_style
+
+    style = FigureStyle(palette="spec", width=3.3, dpi=50)
+    with paper_style(style):
+        figure = aopc_figure(models, style)
+        figure.canvas.draw()
+        labels = [t.get_text() for ax in figure.axes for t in ax.get_xticklabels()]
+    assert labels[:5] == ["1%", "5%", "10%", "20%", "50%"] and not any("$" in label for label in labels)

@@ -244,6 +244,7 @@ def aopc_figure(models: Sequence[Mapping], style):
     colour = ranking_colours(rankings)
     for column, label in enumerate(labels):
         part = table[table["model"] == label].groupby(["ranking", "k"])[["comprehensiveness", "sufficiency"]].mean()
+        bins = sorted(part.index.get_level_values("k").unique())
         for row, quantity in enumerate(("comprehensiveness", "sufficiency")):
             ax = axes[row][column]
             for ranking in rankings:
@@ -251,7 +252,7 @@ def aopc_figure(models: Sequence[Mapping], style):
                     continue
                 curve = part.loc[ranking, quantity]
                 ax.plot(
-                    curve.index,
+                    [bins.index(k) for k in curve.index],  # one step per bin: ERASER's bins are 1% .. 50%
                     curve.to_numpy(),
                     marker="o",
                     markersize=2,
@@ -259,8 +260,8 @@ def aopc_figure(models: Sequence[Mapping], style):
                     linestyle="--" if ranking == RANDOM else "-",
                     label=ranking,
                 )
-            ax.set_xscale("log")
-            ax.set_xlabel("k (fraction of tokens)")
+            ax.set_xticks(range(len(bins)), [f"{k:.0%}" for k in bins])
+            ax.set_xlabel("k (share of tokens)")
             if column == 0:
                 ax.set_ylabel(quantity)
             if row == 0:
