@@ -44,7 +44,8 @@ def torch_threads(rule, kind):
     """`params: torch_threads=` of a threaded rule: the threads its jobs really get (config `threads`, or a profile's
     set-threads, scaled down to --cores and --max-threads). Another count can change float rounding (torch's
     parallel reductions), so a run that changes it reruns exactly those jobs; byte-identity holds for the same
-    config, seeds and thread counts (recorded as `threads` in each run's config.yaml)."""
+    config, seeds and thread counts (recorded as `threads` in each run's config.yaml).
+    """
     overrides = workflow.resource_settings.overwrite_threads
     asked = getattr(overrides.get(rule), "value", overrides.get(rule))
     return effective_threads(
