@@ -162,8 +162,8 @@ def success_summary(
     lines = [
         f"== attnexp: finished in {wall_time(log_path, now)} ==",
         f"Ran:      {_ran(events)}",
-        f"Results:  {workdir / paths.RESULTS}/  (tables: {paths.RESULTS}/tables/{{jw,wp,az}}/,"
-        f" figures: {paths.RESULTS}/figures/{{jw,wp,az}}/)",
+        f"Results:  {workdir / paths.RESULTS}/  (tables: {paths.RESULTS}/tables/{{jw,wp,az,erasure}}/,"
+        f" figures: {paths.RESULTS}/figures/{{jw,wp,az,erasure}}/)",
         f"Logs:     {workdir / paths.LOGS}/  (per-epoch lines of every training job)",
     ]
     if report.exists() and report_is_stale(workdir, reported):
