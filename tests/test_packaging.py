@@ -23,6 +23,17 @@ def _clean_env() -> dict[str, str]:
     return {**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+def _venv_with_wheel(venv: Path, wheel: Path, base: str, *options: str) -> Path:
+    """A new venv (no pip of its own) made by `base` with `options`, and the wheel installed into it non-editable by
+    this environment's pip; returns the venv's python."""
+    subprocess.run([base, "-m", "venv", *options, "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)]
+    result = subprocess.run(install, env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return python
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     """A wheel of this checkout (no dependencies, no build isolation: offline), built from a copy of the sources so
@@ -78,11 +89,7 @@ def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
     if probe.returncode:
         pytest.skip(f"the base interpreter {base} has no PyYAML / jsonschema for a --system-site-packages venv")
     venv = tmp_path / "venv"
-    subprocess.run([base, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)]
-    result = subprocess.run(install, env=_clean_env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    python = _venv_with_wheel(venv, wheel, base, "--system-site-packages")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     code = (
@@ -106,11 +113,7 @@ def test_explain_and_default_settings_after_a_non_editable_install_into_a_fresh_
     import sysconfig
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)]
-    result = subprocess.run(install, env=_clean_env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    python = _venv_with_wheel(venv, wheel, sys.executable)
     probe = [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
     purelib = Path(subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip())
     ours = {sysconfig.get_paths()["purelib"], *site.getsitepackages()}
