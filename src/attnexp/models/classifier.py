@@ -13,8 +13,9 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import build_attention, masked_softmax
-from attnexp.models.encoders import build_encoder
+from attnexp.models.encoders import LSTMEncoder, build_encoder
 from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.lstm_deletions import LSTMDeletions
 
 __all__ = ["AttentionClassifier", "Encoded", "ModelConfig", "Output"]
 
@@ -101,6 +102,20 @@ class AttentionClassifier(ClassifierHead):
             return self.logits_from_first_layer(averaged + layer.bias, encoded.question, batch, several)
 
         return decode
+
+    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+        """BiLSTM: the deletions' states from the batch's own states (`LSTMDeletions`, equal up to float rounding);
+        other encoders: the model run on the deletions."""
+        if not isinstance(self.encoder, LSTMEncoder):
+            return super().deletion_logits(batch)
+        states = LSTMDeletions(self.encoder, self.embed(batch.tokens), batch.lengths)
+        question = self.encode(batch).question if not self.is_binary else None
+
+        def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+            encoded = Encoded(states(instance, position), None if question is None else question[instance])
+            return self.decode(encoded, self.attend(encoded, deleted), deleted)
+
+        return logits
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""

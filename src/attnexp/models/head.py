@@ -112,6 +112,12 @@ class ClassifierHead(nn.Module):
         attention = self.attend(encoded, batch) if attention is None else attention
         return self.decoder(encoded, batch)(erase(attention[:, None, :], erased))
 
+    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+        """How leave-one-out scores the single-token deletions of `batch`: a function of (the deletions as a batch,
+        each row's instance in `batch`, the position it deleted) giving their logits. By default the model is run on
+        the deletions; a model that can reuse the undeleted parts of `batch` (the BiLSTM classifier) overrides it."""
+        return lambda deleted, instance, position: self(deleted).logits
+
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B]: all of `batch.lengths`, both markers included."""
         return batch.lengths

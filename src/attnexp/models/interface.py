@@ -74,6 +74,9 @@ class AttentionModel(Protocol):
     ) -> torch.Tensor:
         """Logits [B, K(, C)] with the attention at `erased` [B, K, L] erased and renormalised (multi-head: every head's)."""
 
+    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+        """Leave-one-out's scorer: (deletions as a batch, their instances, deleted positions) -> their logits."""
+
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B] (the Transformer drops the closing marker)."""
 

@@ -75,10 +75,11 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     original = model.distribution(model(batch).logits)
     instance, position = batch.real_mask.nonzero(as_tuple=True)
     chunk = rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb)
+    deletion_logits = model.deletion_logits(batch)
     changes = []
     for start in range(0, len(instance), chunk):
-        part, rows, _ = deletion_batch(batch, instance[start : start + chunk], position[start : start + chunk])
-        changes.append(tvd(model.distribution(model(part).logits), original[rows]))
+        part, rows, deleted = deletion_batch(batch, instance[start : start + chunk], position[start : start + chunk])
+        changes.append(tvd(model.distribution(deletion_logits(part, rows, deleted)), original[rows]))
     scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
     if changes:
         scores[instance, position] = torch.cat(changes)

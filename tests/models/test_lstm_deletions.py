@@ -1,0 +1,62 @@
+"""`LSTMDeletions`: the BiLSTM states of every single-token deletion, built from the undeleted run, equal the
+encoder re-run on each deletion; leave-one-out through it gives the re-run's scores (BC and QA)."""
+
+import pytest
+import torch
+
+from attnexp.analyses.jw.importance import deletion_batch, leave_one_out
+from attnexp.data.batching import Batch
+from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.models.encoders import LSTMEncoder, set_padded_lstm
+from attnexp.models.lstm_deletions import LSTMDeletions
+
+
+def _batch(lengths: list[int], vocab: int = 30, question: bool = False) -> Batch:
+    generator = torch.Generator().manual_seed(1)
+    width = max(lengths)
+    tokens = torch.randint(4, vocab, (len(lengths), width), generator=generator)
+    tokens = tokens.masked_fill(torch.arange(width)[None, :] >= torch.tensor(lengths)[:, None], 0)
+    extra = {}
+    if question:
+        extra = {
+            "question": torch.randint(4, vocab, (len(lengths), 3), generator=generator),
+            "question_lengths": torch.full((len(lengths),), 3),
+        }
+    labels, ids = torch.zeros(len(lengths), dtype=torch.long), [str(i) for i in range(len(lengths))]
+    return Batch(tokens, torch.tensor(lengths), labels, ids, **extra)
+
+
+def test_deletion_states_equal_the_encoder_rerun_on_every_deletion():
+    torch.manual_seed(0)
+    encoder = set_padded_lstm(LSTMEncoder(12, 10), True)
+    lengths = torch.tensor([9, 3, 7, 4, 9, 5])
+    embedded = torch.randn(6, 9, 12)
+    mask = (torch.arange(9)[None, :] >= 1) & (torch.arange(9)[None, :] < (lengths - 1)[:, None])  # real tokens
+    instance, position = mask.nonzero(as_tuple=True)
+    keep = torch.arange(8)[None, :] + (torch.arange(8)[None, :] >= position[:, None]).long()
+    deleted = embedded[instance[:, None], keep]
+    with torch.no_grad():
+        expected, _ = encoder(deleted, lengths[instance] - 1)
+        states = LSTMDeletions(encoder, embedded, lengths)(instance, position)
+    assert states.shape == expected.shape
+    torch.testing.assert_close(states, expected, atol=1e-6, rtol=1e-5)
+    assert (states[lengths[instance] == 3][:, 2:] == 0).all()  # zero past each deletion's end
+
+
+@pytest.mark.parametrize("task", ["bc", "qa"])
+def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task):
+    torch.manual_seed(0)
+    classes = 2 if task == "bc" else 4
+    config = ModelConfig(30, classes, task, encoder="lstm", attention="tanh", embedding_dim=8, hidden_size=6)
+    model = set_padded_lstm(AttentionClassifier(config), True).eval()
+    batch = _batch([10, 4, 7, 10, 3], question=task == "qa")
+    fast = leave_one_out(model, batch, memory_budget_mb=0.001)  # a few rows per chunk: chunks cross instances
+
+    instance, position = batch.real_mask.nonzero(as_tuple=True)
+    part, rows, _ = deletion_batch(batch, instance, position)
+    with torch.no_grad():
+        original, rerun = model.distribution(model(batch).logits), model.distribution(model(part).logits)
+    expected = torch.zeros(batch.tokens.shape)
+    expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
+    torch.testing.assert_close(fast, expected, atol=1e-6, rtol=1e-5)
+    assert fast[batch.real_mask].abs().max() > 1e-4  # deletions do change the output
