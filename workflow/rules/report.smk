@@ -50,3 +50,39 @@ rule paper_comparison:
         settings=settings(job.TableSettings, table="paper_comparison"),
     script:
         "../scripts/paper_comparison.py"
+
+
+# The comparison as a results page (README "Ours beside the papers'"): the table, why each row's settings differ,
+# the compared datasets, and what made it. Its params record the run's config files and --config values (relative
+# paths), never the whole command line: options such as --cores would otherwise rerun it.
+rule paper_comparison_page:
+    input:
+        **PLAN.comparison_page_inputs(),
+    output:
+        md=paths.paper_comparison_page_files()["md"],
+        html=in_report(
+            paths.paper_comparison_page_files()["html"],
+            caption="../report/comparison/paper_comparison_page.rst",
+            category=PAPER_SECTIONS[paths.COMPARISON],
+            subcategory=report_section(ALL_DATASETS),
+            labels=report_labels(
+                ALL_DATASETS, "-", "Results page: ours beside the published values"
+            ),
+        ),
+    log:
+        paths.log("tables", "comparison/paper_comparison_page"),
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
+    params:
+        settings=settings(
+            job.ComparisonPageSettings,
+            snakefile=os.path.relpath(workflow.main_snakefile),
+            configfiles=[
+                os.path.relpath(f) for f in workflow.config_settings.configfiles
+            ],
+            config_args=list(workflow.config_settings.config_args or ()),
+            replace_workflow_config=workflow.config_settings.replace_workflow_config,
+        ),
+    script:
+        "../scripts/paper_comparison_page.py"
