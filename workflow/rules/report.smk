@@ -52,22 +52,19 @@ rule paper_comparison:
         "../scripts/paper_comparison.py"
 
 
-# The comparison as a results page (README "Ours beside the papers'"): the table, why each row's settings differ,
-# the compared datasets, and what made it. Its params record the run's config files and --config values (relative
-# paths), never the whole command line: options such as --cores would otherwise rerun it.
+# The comparison as a results page (README "Ours beside the published values"): the table, why each row's
+# settings differ, the compared datasets, and what made it. Its params record the run's config files and --config
+# values (relative paths), not the whole command line: options such as --cores would otherwise rerun it.
 rule paper_comparison_page:
     input:
         **PLAN.comparison_page_inputs(),
     output:
         md=paths.paper_comparison_page_files()["md"],
-        html=in_report(
+        html=reported_page(
+            paths.COMPARISON,
             paths.paper_comparison_page_files()["html"],
-            caption="../report/comparison/paper_comparison_page.rst",
-            category=PAPER_SECTIONS[paths.COMPARISON],
-            subcategory=report_section(ALL_DATASETS),
-            labels=report_labels(
-                ALL_DATASETS, "-", "Results page: ours beside the published values"
-            ),
+            "paper_comparison_page",
+            "Results page: ours beside the published values",
         ),
     log:
         paths.log("tables", "comparison/paper_comparison_page"),

@@ -188,7 +188,9 @@ def render(
         "- The config, as far as it differs from the schema's defaults:",
         "",
         "```yaml",
-        yaml.safe_dump(dict(provenance.config_changes or {}), sort_keys=False, allow_unicode=True).rstrip(),
+        yaml.safe_dump(
+            dict(provenance.config_changes or {}), sort_keys=False, allow_unicode=True, default_flow_style=None
+        ).rstrip(),
         "```",
         "",
         "## Regenerate and publish",
