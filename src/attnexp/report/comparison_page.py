@@ -113,8 +113,8 @@ def paper_tables(table: pd.DataFrame, reasons: Sequence[Sequence[str]], numbers:
 
 
 def dataset_table(table: pd.DataFrame, metas: Mapping[str, Mapping], test_sample: tuple | None = None) -> str:
-    """The compared datasets: which published dataset each stands for, whether it is comparable (a fallback is
-    not), its test instances (and the analyses' sample), and the registry's note."""
+    """The compared datasets: which published dataset each stands for, whether it is comparable (`comparable` in
+    its meta.json; a fallback variant is not), its test instances (and the analyses' sample), and its note."""
     rows = []
     for dataset, paper_dataset in dict(zip(table["dataset"], table["paper_dataset"], strict=True)).items():
         meta = metas.get(dataset) or {}
@@ -122,12 +122,12 @@ def dataset_table(table: pd.DataFrame, metas: Mapping[str, Mapping], test_sample
         tested = "–" if size is None else str(size)
         if test_sample and size is not None and test_sample[0] < size:
             tested += f" (J&W analyses: {test_sample[0]})"
-        comparable = meta.get("comparable", True)
+        flag = "**no** (fallback)" if dataset != paper_dataset else "**no**"
         rows.append(
             {
                 "Dataset": dataset,
                 "Stands for": paper_dataset,
-                "Comparable": "yes" if comparable else "**no** (fallback)",
+                "Comparable": "yes" if meta.get("comparable", True) else flag,
                 "Test instances": tested,
                 "Note": meta.get("note") or "–",
             }
