@@ -18,6 +18,7 @@ RESULTS = "results"
 LOGS = "logs"
 RESOURCES = "resources"  # downloads (raw archives, word vectors)
 REPORT = f"{RESULTS}/report.html"
+COMPARISON_DOC = "docs/paper-comparison.md"  # the committed copy of the comparison page (README, "Ours beside the papers'")
 
 # --- folders (patterns) ---
 ARCHIVES = f"{RESOURCES}/archives"  # official archives as downloaded
@@ -208,6 +209,12 @@ def table_files(paper: str, stem: str) -> dict[str, str]:
 def paper_comparison_files() -> dict[str, str]:
     """Ours beside the papers' printed values: `results/tables/comparison/paper_comparison.{csv,md,tex,html}`."""
     return table_files(COMPARISON, "paper_comparison")
+
+
+def paper_comparison_page_files() -> dict[str, str]:
+    """The comparison as a results page (table, reasons, provenance): `results/tables/comparison/paper-comparison.md`,
+    and its HTML for the report; published by copying the Markdown to COMPARISON_DOC."""
+    return {fmt: f"{TABLES.format(paper=COMPARISON)}/paper-comparison.{fmt}" for fmt in ("md", "html")}
 
 
 def figure_files(paper: str, stem: str) -> dict[str, str]:

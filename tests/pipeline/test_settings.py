@@ -50,6 +50,7 @@ def every_job(config: dict) -> dict[str, job.JobSettings]:
         "dataset_figures": job.FigureSettings.from_config(config, job="dataset_figures", dataset="syn_sentiment"),
         "az_figure": job.FigureSettings.from_config(config, job="az_correlation_figure", dataset="syn_agreement"),
         "report": job.ReportSettings.from_config(config, snakefile="Snakefile"),
+        "comparison_page": job.ComparisonPageSettings.from_config(config, configfiles=("config/paper.yaml",)),
     }
 
 
@@ -90,7 +91,7 @@ def test_a_changed_key_reaches_exactly_the_jobs_that_read_it():
     for section, (value, readers) in changes.items():
         after = every_job(job.default_config(**{section: value}))
         changed = {name for name in before if before[name].as_param() != after[name].as_param()}
-        assert changed == readers | {"report"}, section  # the report shows the whole config
+        assert changed == readers | {"report", "comparison_page"}, section  # both show the whole config
 
 
 def test_a_w_and_p_job_does_not_rerun_when_another_dataset_joins_or_leaves():
@@ -99,7 +100,14 @@ def test_a_w_and_p_job_does_not_rerun_when_another_dataset_joins_or_leaves():
     grid = ["syn_sentiment", "syn_agreement"]
     alone, both = ({"datasets": grid, "wp": {"datasets": names}} for names in (grid[:1], grid))
     before, after = every_job(job.default_config(**alone)), every_job(job.default_config(**both))
-    assert {name for name in before if before[name].as_param() != after[name].as_param()} <= {"report"}
+    assert {name for name in before if before[name].as_param() != after[name].as_param()} <= {"report", "comparison_page"}
+
+
+def test_the_comparison_page_records_the_config_as_it_differs_from_the_schema_defaults():
+    assert job.config_changes(job.default_config()) == job.MINIMAL_GRID  # the grid, which has no default, always
+    steps = job.default_config()["analyses"]["ig_steps"] + 1
+    changed = job.config_changes(job.default_config(seeds=[0, 1], analyses={"ig_steps": steps}))
+    assert changed == {**job.MINIMAL_GRID, "seeds": [0, 1], "analyses": {"ig_steps": steps}}
 
 
 def test_the_device_stays_as_configured_until_the_job_resolves_it():

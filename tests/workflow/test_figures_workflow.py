@@ -16,6 +16,7 @@ FIGURE_RULES = [
     "cross_measure_table",
     "rationale_table",
     "paper_comparison",
+    "paper_comparison_page",
     "dataset_figures",
     "model_figure",
     "summary_figures",
@@ -54,6 +55,9 @@ def test_every_table_and_figure_exists(drawn):
     comparison = paths.paper_comparison_files()  # generated data only: a valid table with no rows
     assert (drawn / comparison["csv"]).read_text().startswith("paper,table,page,source,dataset")
     assert "(no rows)" in (drawn / comparison["md"]).read_text()
+    page = (drawn / paths.paper_comparison_page_files()["md"]).read_text()  # the results page says so, and what made it
+    assert "no rows" in page and "- Datasets the grid ran: syn_sentiment, syn_babi1." in page
+    assert f"Snakefile {paths.paper_comparison_page_files()['md']}`" in page  # -s <the Snakefile>: run from elsewhere
     pngs = sorted(drawn.glob("results/figures/jw/**/*.png"))
     assert len(pngs) == len(DATASETS) * 9 + 3
     for png in pngs:

@@ -50,3 +50,36 @@ rule paper_comparison:
         settings=settings(job.TableSettings, table="paper_comparison"),
     script:
         "../scripts/paper_comparison.py"
+
+
+# The comparison as a results page (README "Ours beside the published values"): the table, why each row's
+# settings differ, the compared datasets, and what made it. Its params record the run's config files and --config
+# values (relative paths), not the whole command line: options such as --cores would otherwise rerun it.
+rule paper_comparison_page:
+    input:
+        **PLAN.comparison_page_inputs(),
+    output:
+        md=paths.paper_comparison_page_files()["md"],
+        html=reported_page(
+            paths.COMPARISON,
+            paths.paper_comparison_page_files()["html"],
+            "paper_comparison_page",
+            "Results page: ours beside the published values",
+        ),
+    log:
+        paths.log("tables", "comparison/paper_comparison_page"),
+    localrule: True
+    conda:
+        "../envs/attnexp.yaml"
+    params:
+        settings=settings(
+            job.ComparisonPageSettings,
+            snakefile=os.path.relpath(workflow.main_snakefile),
+            configfiles=[
+                os.path.relpath(f) for f in workflow.config_settings.configfiles
+            ],
+            config_args=list(workflow.config_settings.config_args or ()),
+            replace_workflow_config=workflow.config_settings.replace_workflow_config,
+        ),
+    script:
+        "../scripts/paper_comparison_page.py"

@@ -34,16 +34,25 @@ def report_labels(subcategory, model, title):
     return labels
 
 
+def reported_page(paper, path, caption, title, subcategory=ALL_DATASETS, model="-"):
+    """An HTML page (a table's, or the comparison's results page) as a report entry (caption
+    workflow/report/{paper}/{caption}.rst)."""
+    return in_report(
+        path,
+        caption=f"../report/{paper}/{caption}.rst",
+        category=PAPER_SECTIONS[paper],
+        subcategory=report_section(subcategory),
+        labels=report_labels(subcategory, model, title),
+    )
+
+
 def reported_table(paper, stem, title, subcategory=ALL_DATASETS, model="-", prefix=""):
     """A table's CSV, Markdown, LaTeX and HTML (`{prefix}{format}`); the HTML is its report entry (caption
     workflow/report/{paper}/{stem}.rst)."""
     files = paths.table_files(paper, stem)
-    files["html"] = in_report(
-        files["html"],
-        caption=f"../report/{paper}/{stem.rsplit('/', 1)[-1]}.rst",
-        category=PAPER_SECTIONS[paper],
-        subcategory=report_section(subcategory),
-        labels=report_labels(subcategory, model, title),
+    caption = stem.rsplit("/", 1)[-1]
+    files["html"] = reported_page(
+        paper, files["html"], caption, title, subcategory, model
     )
     return {f"{prefix}{fmt}": path for fmt, path in files.items()}
 

@@ -518,8 +518,15 @@ class Plan:
             files += [run[k] for run in runs[kind] for k in keys]
         return files + [run["summary"] for run in runs["az_runs"]]
 
+    def comparison_page_inputs(self) -> dict:
+        """The results page's inputs: the comparison CSV, the compared datasets' meta.json and the compared runs'
+        config.yaml (the code versions they recorded)."""
+        runs = self.paper_comparison_runs()
+        configs = [run["config"] for kind in ("jw_models", "wp_runs") for run in runs[kind]]
+        return {"table": paths.paper_comparison_files()["csv"], "metas": list(runs["metas"].values()), "configs": configs}
+
     def comparison_targets(self) -> list[str]:
-        return list(paths.paper_comparison_files().values())
+        return [*paths.paper_comparison_files().values(), *paths.paper_comparison_page_files().values()]
 
     # --- across papers ---
 

@@ -5,7 +5,7 @@ import sys
 import tempfile
 
 from attnexp.pipeline import Files
-from attnexp.pipeline.settings import ReportSettings, TableSettings
+from attnexp.pipeline.settings import ComparisonPageSettings, ReportSettings, TableSettings
 
 
 def run_paper_comparison(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
@@ -21,6 +21,43 @@ def run_paper_comparison(*, inputs: Files, outputs: Files, settings: TableSettin
         outputs=outputs,
         nan_policy=settings.nan_policy,
         bootstrap_options=settings.bootstrap,
+    )
+
+
+def analysed_sample(analyses: dict) -> tuple[int, int | None] | None:
+    """`analyses.test_sample` as (n, seed), None for the whole test set. Read defensively: a count (the seed then
+    `analyses.test_sample_seed`, if any), or a mapping with `n`, `size` or `count` and `seed`."""
+    value = analyses.get("test_sample")
+    if isinstance(value, dict):
+        n = next((value[key] for key in ("n", "size", "count") if value.get(key) is not None), None)
+        seed = value.get("seed")
+    else:
+        n, seed = value, analyses.get("test_sample_seed")
+    return (int(n), None if seed is None else int(seed)) if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def run_paper_comparison_page(*, inputs: Files, outputs: Files, settings: ComparisonPageSettings, threads: int = 1) -> None:
+    """The comparison as a results page (`paper-comparison.md` and its HTML): the table, why each row's settings
+    differ, the compared datasets, and what made it (command, config, code)."""
+    from attnexp.provenance import code_version
+    from attnexp.report.comparison_page import Provenance, build_comparison_page
+
+    provenance = Provenance(
+        configfiles=settings.configfiles,
+        config_args=settings.config_args,
+        replace_workflow_config=settings.replace_workflow_config,
+        snakefile=settings.snakefile,
+        datasets=settings.datasets,
+        config_changes=settings.config_changes,
+        code=code_version(),
+    )
+    build_comparison_page(
+        table=inputs["table"],
+        metas=inputs["metas"],
+        configs=inputs["configs"],
+        outputs=outputs,
+        provenance=provenance,
+        test_sample=analysed_sample(settings.analyses),
     )
 
 

@@ -571,6 +571,69 @@ class ReportSettings(JobSettings):
         return cls(str(snakefile), json.loads(json.dumps(config)))
 
 
+def _differing(config: Mapping, defaults: Mapping) -> dict:
+    """The keys of `config` whose values differ from `defaults`, nested sections key by key."""
+    changes = {}
+    for key, value in config.items():
+        default = defaults[key] if key in defaults else None
+        if isinstance(value, Mapping) and isinstance(default, Mapping) and value and default:
+            nested = _differing(value, default)
+            if nested:
+                changes[key] = nested
+        elif key not in defaults or value != default:
+            changes[key] = value
+    return changes
+
+
+def config_changes(config: Config) -> dict:
+    """`config` (plain data) as far as it differs from the schema's defaults; the grid (MINIMAL_GRID's keys, which
+    have no default) always. The schema's defaults are filled without `validate_config`, which would reset the
+    registry's user datasets."""
+    from attnexp.config import schema_problems
+
+    defaults = copy.deepcopy(MINIMAL_GRID)
+    schema_problems(defaults)
+    plain = json.loads(json.dumps(config))
+    grid = {key: plain[key] for key in MINIMAL_GRID}
+    return {**grid, **{k: v for k, v in _differing(plain, defaults).items() if k not in grid}}
+
+
+@dataclass(frozen=True)
+class ComparisonPageSettings(JobSettings):
+    """The comparison's results page: what made it (the run's config files, `--config` values and whether they
+    replace the workflow's config file, its Snakefile, the datasets the grid ran, the config as it differs from the
+    schema's defaults) and the J&W analyses' section, whose test sample the page names. Fixed by the rule:
+    `configfiles` and `snakefile` relative to the working directory, so that a moved project does not rerun the
+    page; not the whole command line, whose other options (--cores, ...) would rerun it for nothing."""
+
+    configfiles: tuple
+    config_args: tuple
+    replace_workflow_config: bool
+    snakefile: str
+    datasets: tuple
+    config_changes: dict
+    analyses: dict
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config,
+        snakefile: str = "Snakefile",
+        configfiles: tuple = (),
+        config_args: tuple = (),
+        replace_workflow_config: bool = False,
+    ) -> "ComparisonPageSettings":
+        return cls(
+            configfiles=tuple(str(f) for f in configfiles),
+            config_args=tuple(str(a) for a in config_args),
+            replace_workflow_config=bool(replace_workflow_config),
+            snakefile=str(snakefile),
+            datasets=tuple(Plan.from_config(config).datasets),
+            config_changes=config_changes(config),
+            analyses=json.loads(json.dumps(config["analyses"])),
+        )
+
+
 @functools.cache
 def settings_kinds() -> dict[str, type]:
     """Every job settings class by name (the layering test checks that their fields come from the schema)."""

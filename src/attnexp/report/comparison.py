@@ -48,6 +48,7 @@ CAPTION = (
     "ours = mean over seeds [95% bootstrap interval], difference = ours − published; the last column says where "
     "the settings differ. For reading only: nothing is tuned towards the published numbers."
 )
+REASON_SEPARATOR = "; "  # between the reasons of one row's `reason`
 EMPTY_CAPTION = " No dataset of this grid is one the papers report on (e.g. generated data only): no rows."
 
 
@@ -205,10 +206,11 @@ def reason(
     paper_model: str = "",
     measured_as: str = "",
 ) -> str:
-    """Why our setting differs from the paper's, "" where it does not (as far as the run files tell)."""
+    """Why our setting differs from the paper's, "" where it does not (as far as the run files tell): the reasons
+    joined by REASON_SEPARATOR, which none of them contains (the results page numbers them one by one)."""
     reasons = []
     if fallback:
-        reasons.append(f"fallback dataset {dataset}: {fallback}")
+        reasons.append(f"fallback dataset {dataset}: {fallback.replace(REASON_SEPARATOR, ', ')}")
     if paper_model and model != paper_model:
         reasons.append(f"model {model} instead of the paper's {paper_model}")
     if measured_as:
@@ -222,7 +224,7 @@ def reason(
         reasons.append(f"model selected on {'/'.join(others)} (paper: {chosen} set)")
     if n_seeds > 1:
         reasons.append(f"mean of {n_seeds} seeds (paper: one run)")
-    return "; ".join(reasons)
+    return REASON_SEPARATOR.join(reasons)
 
 
 def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_options: Mapping | None = None) -> pd.DataFrame:

@@ -106,6 +106,11 @@ def markdown_cells(display: pd.DataFrame) -> pd.DataFrame:
     return escaped
 
 
+def markdown_table(display: pd.DataFrame) -> str:
+    """`display` (already rounded) as a Markdown table: cells escaped, numbers right-aligned."""
+    return markdown_cells(display).to_markdown(index=False, disable_numparse=True, colalign=column_alignment(display))
+
+
 def latex_symbols(text: str) -> str:
     """Unicode symbols of the display text as LaTeX commands (±, τ, −, ≤, –, Δ, ρ)."""
     for symbol, command in LATEX_SYMBOLS.items():
@@ -160,11 +165,7 @@ def write_table(
     display = rounded(table if display is None else display, digits)
     write_csv(outputs["csv"], table)
     print(f"{outputs['csv']}: {len(table)} rows (+ {Path(outputs['md']).name}, {Path(outputs['tex']).name})", flush=True)
-    markdown = (
-        markdown_cells(display).to_markdown(index=False, disable_numparse=True, colalign=column_alignment(display))
-        if len(display)
-        else "(no rows)"
-    )
+    markdown = markdown_table(display) if len(display) else "(no rows)"
     write_text(outputs["md"], f"{markdown_text(caption)}\n\n{markdown}\n" if caption else f"{markdown}\n")
     latex = display.to_latex(index=False, caption=caption or None, escape=True, longtable=len(display) > 40, na_rep=MISSING)
     write_text(outputs["tex"], latex_symbols(latex))
