@@ -13,9 +13,9 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import build_attention, masked_softmax
-from attnexp.models.encoders import LSTMEncoder, build_encoder
+from attnexp.models.deletions import deletion_states
+from attnexp.models.encoders import build_encoder
 from attnexp.models.head import ClassifierHead, Encoded, Output
-from attnexp.models.lstm_deletions import LSTMDeletions
 
 __all__ = ["AttentionClassifier", "Encoded", "ModelConfig", "Output"]
 
@@ -104,11 +104,11 @@ class AttentionClassifier(ClassifierHead):
         return decode
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
-        """BiLSTM: the deletions' states from the batch's own states (`LSTMDeletions`, equal up to float rounding);
-        other encoders: the model run on the deletions."""
-        if not isinstance(self.encoder, LSTMEncoder):
+        """BiLSTM and CNN: the deletions' states from the batch's own run (`models.deletions`, equal up to float
+        rounding); the Average encoder: the model run on the deletions."""
+        states = deletion_states(self.encoder, self.embed(batch.tokens), batch.lengths)
+        if states is None:
             return super().deletion_logits(batch)
-        states = LSTMDeletions(self.encoder, self.embed(batch.tokens), batch.lengths)
         question = self.encode(batch).question if not self.is_binary else None
 
         def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:

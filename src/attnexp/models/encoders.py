@@ -15,6 +15,11 @@ def _padding_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
     return torch.arange(width, device=lengths.device)[None, :] < lengths[:, None]
 
 
+def real_positions(positions: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Whether each position (broadcast against `lengths[:, None]`) is a real token: not [SOS], [EOS] or PAD."""
+    return (positions >= 1) & (positions < lengths[:, None] - 1)
+
+
 class LSTMEncoder(nn.Module):
     """BiLSTM over packed sequences, or (`padded`, a run-time switch: `set_padded_lstm`) over the padded batch with
     each sequence reversed within its length for the backward direction: the same function, equal up to float
@@ -67,9 +72,7 @@ class CNNEncoder(nn.Module):
         width = embedded.shape[1]
         x = (embedded * _padding_mask(lengths, width)[..., None]).transpose(1, 2)
         hidden = torch.relu(torch.cat([conv(x) for conv in self.convs], dim=1)).transpose(1, 2)
-        positions = torch.arange(width, device=lengths.device)[None, :]
-        real = (positions >= 1) & (positions < lengths[:, None] - 1)
-        hidden = hidden * real[..., None]
+        hidden = hidden * real_positions(torch.arange(width, device=lengths.device)[None, :], lengths)[..., None]
         return hidden, hidden.max(dim=1).values  # ReLU states: the zeros never exceed a real token's
 
 

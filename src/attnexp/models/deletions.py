@@ -1,15 +1,24 @@
-"""BiLSTM states of single-token deletions without re-running the whole sequence (leave-one-out, J&W §6.1).
+"""Encoder states of single-token deletions without re-running each deletion (leave-one-out, J&W §6.1).
 
-Deleting token t leaves the forward states before t and the backward states after t unchanged: only the forward
+`deletion_states(encoder, embedded, lengths)` gives, for the BiLSTM and the CNN, a function of (instance, position)
+rows returning the states [R, W, H] that `encoder` would give each instance with that token deleted, equal up to
+float rounding (`tests/models/test_deletions.py`); None for encoders without a shortcut (the caller re-runs them).
+
+BiLSTM: deleting token t leaves the forward states before t and the backward states after t unchanged: only the forward
 run from t on (started from the original state at t-1) and the backward run from t down (started from the original
 state at t+1) are new. The input projections x W_ih + b are computed once per instance, not once per deletion.
 That is half the recurrent steps of re-running each deletion and a third of its matrix work per step; the states
-equal the re-run's up to float rounding (`tests/models/test_lstm_deletions.py`).
+equal the re-run's up to float rounding.
+
+CNN: a kernel of radius r reads r tokens either side, so only the 2r states around t change; the states before
+them are the instance's own, those after them its own shifted by one. Only those 2r windows are convolved.
 """
+
+from collections.abc import Callable
 
 import torch
 
-from attnexp.models.encoders import LSTMEncoder
+from attnexp.models.encoders import CNNEncoder, LSTMEncoder, real_positions
 
 
 def _cell(gates_x: torch.Tensor, h: torch.Tensor, c: torch.Tensor, w_hh: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -94,3 +103,48 @@ class LSTMDeletions:
         backward = backward.gather(1, torch.where(columns < n[:, None], n[:, None] - 1 - columns, columns))  # unflip
         # [R, W, 2] indices -> [R, W, 2, H] states: forward and backward side by side without a concatenation
         return table.index_select(0, torch.stack([forward, backward], dim=-1).reshape(-1)).view(len(instance), -1, 2 * hidden)
+
+
+class CNNDeletions:
+    """The CNN states [R, W, F] of single-token deletions of a batch, as `encoder(deleted)` would give them."""
+
+    def __init__(self, encoder: CNNEncoder, embedded: torch.Tensor, lengths: torch.Tensor):
+        self.encoder, self.lengths = encoder, lengths.to(embedded.device)
+        self.radius = max((conv.kernel_size[0] - 1) // 2 for conv in encoder.convs)
+        self.embedded = embedded * (torch.arange(embedded.shape[1], device=embedded.device) < self.lengths[:, None])[..., None]
+        self.hidden, _ = encoder(embedded, lengths)
+
+    @torch.no_grad()
+    def __call__(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        (size, width, features), r, device = self.hidden.shape, self.radius, self.hidden.device
+        rows, n = len(instance), self.lengths[instance] - 1  # deleted lengths
+        # The new states at t - r .. t + r - 1 read the deleted sequence at t - 2r .. t + 2r - 1 (zero outside it).
+        local = position[:, None] - 2 * r + torch.arange(4 * r, device=device)[None, :]
+        inside = (local >= 0) & (local < n[:, None])
+        source = (local + (local >= position[:, None]).long()).clamp(0, width - 1)
+        window = self.embedded[instance[:, None], source] * inside[..., None]  # [R, 4r, E]
+        convolved = torch.cat([conv(window.transpose(1, 2)) for conv in self.encoder.convs], dim=1).transpose(1, 2)
+        centre = local[:, r : 3 * r]
+        new = torch.relu(convolved[:, r : 3 * r]) * real_positions(centre, n)[..., None]  # [R, 2r, F]
+        table = torch.cat([self.hidden.reshape(-1, features), new.reshape(-1, features), self.hidden.new_zeros(1, features)])
+        columns = torch.arange(int(n.max()) if rows else 0, device=device)[None, :]
+        offset = columns - position[:, None]  # -r .. r - 1: recomputed
+        shifted = columns + (offset >= r).long()  # at and after t + r: the instance's own state one further on
+        index = torch.where(
+            (offset >= -r) & (offset < r),
+            size * width + torch.arange(rows, device=device)[:, None] * 2 * r + (offset + r).clamp(0, 2 * r - 1),
+            instance[:, None] * width + shifted.clamp(max=width - 1),
+        )
+        index = index.masked_fill((columns >= n[:, None]) | (shifted >= width), len(table) - 1)
+        return table.index_select(0, index.reshape(-1)).view(rows, -1, features)
+
+
+def deletion_states(
+    encoder: torch.nn.Module, embedded: torch.Tensor, lengths: torch.Tensor
+) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None:
+    """The deletions' states from the batch's own run for the BiLSTM and the CNN; None for other encoders."""
+    if isinstance(encoder, LSTMEncoder):
+        return LSTMDeletions(encoder, embedded, lengths)
+    if isinstance(encoder, CNNEncoder) and all(conv.kernel_size[0] % 2 for conv in encoder.convs):
+        return CNNDeletions(encoder, embedded, lengths)
+    return None

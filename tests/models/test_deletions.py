@@ -1,5 +1,5 @@
-"""`LSTMDeletions`: the BiLSTM states of every single-token deletion, built from the undeleted run, equal the
-encoder re-run on each deletion; leave-one-out through it gives the re-run's scores (BC and QA)."""
+"""`models.deletions`: the BiLSTM and CNN states of every single-token deletion, built from the undeleted run,
+equal the encoder re-run on each deletion; leave-one-out through them gives the re-run's scores (BC and QA)."""
 
 import pytest
 import torch
@@ -7,8 +7,8 @@ import torch
 from attnexp.analyses.jw.importance import deletion_batch, leave_one_out
 from attnexp.data.batching import Batch
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
-from attnexp.models.encoders import LSTMEncoder, set_padded_lstm
-from attnexp.models.lstm_deletions import LSTMDeletions
+from attnexp.models.deletions import deletion_states
+from attnexp.models.encoders import AverageEncoder, CNNEncoder, LSTMEncoder, set_padded_lstm
 
 
 def _batch(lengths: list[int], vocab: int = 30, question: bool = False) -> Batch:
@@ -26,9 +26,10 @@ def _batch(lengths: list[int], vocab: int = 30, question: bool = False) -> Batch
     return Batch(tokens, torch.tensor(lengths), labels, ids, **extra)
 
 
-def test_deletion_states_equal_the_encoder_rerun_on_every_deletion():
+@pytest.mark.parametrize("name", ["lstm", "cnn"])
+def test_deletion_states_equal_the_encoder_rerun_on_every_deletion(name):
     torch.manual_seed(0)
-    encoder = set_padded_lstm(LSTMEncoder(12, 10), True)
+    encoder = set_padded_lstm(LSTMEncoder(12, 10), True) if name == "lstm" else CNNEncoder(12, 5)
     lengths = torch.tensor([9, 3, 7, 4, 9, 5])
     embedded = torch.randn(6, 9, 12)
     mask = (torch.arange(9)[None, :] >= 1) & (torch.arange(9)[None, :] < (lengths - 1)[:, None])  # real tokens
@@ -37,19 +38,24 @@ def test_deletion_states_equal_the_encoder_rerun_on_every_deletion():
     deleted = embedded[instance[:, None], keep]
     with torch.no_grad():
         expected, _ = encoder(deleted, lengths[instance] - 1)
-        states = LSTMDeletions(encoder, embedded, lengths)(instance, position)
+        states = deletion_states(encoder, embedded, lengths)(instance, position)
     assert states.shape == expected.shape
     torch.testing.assert_close(states, expected, atol=1e-6, rtol=1e-5)
     assert (states[lengths[instance] == 3][:, 2:] == 0).all()  # zero past each deletion's end
 
 
+def test_encoders_without_a_shortcut_are_re_run():
+    assert deletion_states(AverageEncoder(12, 10), torch.randn(2, 5, 12), torch.tensor([5, 3])) is None
+
+
+@pytest.mark.parametrize("encoder", ["lstm", "cnn", "average"])
 @pytest.mark.parametrize("task", ["bc", "qa"])
-def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task):
+def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task, encoder):
     torch.manual_seed(0)
     classes = 2 if task == "bc" else 4
-    config = ModelConfig(30, classes, task, encoder="lstm", attention="tanh", embedding_dim=8, hidden_size=6)
+    config = ModelConfig(30, classes, task, encoder=encoder, attention="tanh", embedding_dim=8, hidden_size=6, cnn_filters=3)
     model = set_padded_lstm(AttentionClassifier(config), True).eval()
-    batch = _batch([10, 4, 7, 10, 3], question=task == "qa")
+    batch = _batch([12, 4, 7, 12, 3, 9], question=task == "qa")
     fast = leave_one_out(model, batch, memory_budget_mb=0.001)  # a few rows per chunk: chunks cross instances
 
     instance, position = batch.real_mask.nonzero(as_tuple=True)
