@@ -25,10 +25,12 @@ class Named:
         return name
 
 
-def rendered(name: str, config: dict) -> str:
+def rendered(name: str, config: dict, **wildcards: str) -> str:
     """The caption's HTML body as the report shows it (snakemake.report: Jinja with these options, then docutils)."""
     env = Environment(trim_blocks=True, lstrip_blocks=True)
-    snakemake = SimpleNamespace(config=config, wildcards=Named(), params=Named())
+    named = Named()
+    named.__dict__.update(wildcards)
+    snakemake = SimpleNamespace(config=config, wildcards=named, params=Named())
     text = env.from_string((CAPTIONS / f"{name}.rst").read_text()).render(snakemake=snakemake)
     return publish_parts(text, writer="html", settings_overrides={"report_level": 2, "halt_level": 3})["body"]
 
@@ -54,3 +56,14 @@ def test_every_caption_renders_without_a_docutils_error(name):
     """A `|...|` in a caption is an RST substitution reference: undefined, the report printed docutils' error
     message in its place (table2_kendall's |⟨∂ŷ/∂e_t, e_t⟩| did)."""
     assert "System Message" not in rendered(name, default_config())
+
+
+@pytest.mark.parametrize("name", ["wp/variance_violin", "wp/variance_scatter"])
+def test_the_wp_variance_captions_name_what_is_compared_and_on_which_instances(name):
+    """The adversary's variance figures cover the sample J&W's adversary ran on; the seeds' the whole test split.
+    (The captions read an undefined `params.compared` before and printed "compared: )".)"""
+    sampled = default_config(analyses={"test_sample": {"n": 80, "seed": 0}})
+    adversary = rendered(name, sampled, dataset="sst", kind="adv")
+    assert "compared: J&amp;W's per-instance adversary runs" in adversary and "at most 80 test instances" in adversary
+    seeds = rendered(name, sampled, dataset="sst", kind="seed")
+    assert "compared: the extra seeds" in seeds and "every test instance" in seeds and "at most" not in seeds
