@@ -42,9 +42,14 @@ def model(dataset: str, encoder: str, seed: int, metrics: dict, config: dict | N
 
 
 META = {
-    "sst": {"task": "bc", "classes": ["0", "1"], "comparable": True},
+    "sst": {"task": "bc", "classes": ["0", "1"], "comparable": True, "sizes": {"test": 20}},
     "agnews_testonly": {"task": "bc", "classes": ["0", "1"], "comparable": False, "note": "test rows only"},
-    "snli_devtrain": {"task": "nli", "classes": ["contradiction", "entailment", "neutral"], "comparable": True},
+    "snli_devtrain": {
+        "task": "nli",
+        "classes": ["contradiction", "entailment", "neutral"],
+        "comparable": True,
+        "sizes": {"test": 30},  # every instance analysed (the fake analyses cover 30)
+    },
 }
 
 
@@ -167,6 +172,25 @@ def test_the_reason_names_each_setting_that_differs(table):
     assert agnews == "fallback dataset agnews_testonly: test rows only"
     assert table.loc[("jw", "Table 2", "snli_devtrain", "tau_attn_grad", "class 2"), "reason"] == ""
     assert "mean of 2 seeds" in table.loc[("az", "Table 1", "linzen_agreement", "spearman_blankout", "flow L2"), "reason"]
+
+
+def test_tau_over_a_test_sample_says_so_in_the_reason():
+    """`analyses.test_sample`: a τ row computed on 12 of the 30 test instances names the sample; Table 1's row, over
+    the whole test split, does not."""
+    rng = np.random.default_rng(2)
+    kendall = fake_analyses(fake_instances(30, 3, rng).iloc[:12], 3, rng)["kendall"]
+    runs = [model("snli_devtrain", "lstm", 0, {"accuracy": 0.6}, run_config("glove_840b:/g.txt", "test"), kendall=kendall)]
+    values = published(
+        [
+            ("jw", "Table 1", "snli", "lstm-tanh", "test_performance", "", "value", 0.78),
+            ("jw", "Table 2", "snli", "lstm-tanh", "tau_attn_grad", "class 2", "mean", 0.40),
+        ]
+    )
+    table = comparison.comparison(comparison.jw_per_seed(runs, META), values, BOOTSTRAP).set_index("table")
+    assert table.loc["Table 2", "reason"] == (
+        "a seeded sample of 12 of 30 test instances (analyses.test_sample, paper: the whole test set)"
+    )
+    assert table.loc["Table 1", "reason"] == ""
 
 
 def test_the_workflow_entry_writes_every_format_and_an_empty_grid_gives_a_valid_table(tmp_path):

@@ -170,15 +170,10 @@ def test_the_page_is_the_same_bytes_for_the_same_inputs(files, page, tmp_path):
     assert not re.search(r"20\d\d-\d\d-\d\d", page)  # no date: nothing from the clock
 
 
-def test_a_test_sample_is_a_reason_on_the_analyses_rows_only(files, tmp_path):
+def test_a_test_sample_is_named_once_beside_the_dataset(files, tmp_path):
     page = build(files, tmp_path, test_sample=(200, 5))
-    reasons = reasons_of(page)
-    sampled = "J&W analyses on a sample of 200 of the 1821 test instances (analyses.test_sample, seed 5; paper: all)"
-    number = next(n for n, text in reasons.items() if text == sampled)
-    for row in rows_of(page, "Jain & Wallace 2019"):
-        named = str(number) in row[-1].split(", ")
-        assert named == (row[1] == "sst" and row[0].startswith("Table 2")), row  # agnews has 40 < 200 test rows
     assert {row[0]: row[3] for row in rows_of(page, "Datasets")}["sst"] == "1821 (J&W analyses: 200)"
+    assert {row[0]: row[3] for row in rows_of(page, "Datasets")}["agnews_testonly"] == "40"  # fewer than 200 test rows
 
 
 def test_an_empty_comparison_still_says_what_made_it(tmp_path):
@@ -191,16 +186,6 @@ def test_an_empty_comparison_still_says_what_made_it(tmp_path):
     assert "--replace-workflow-config --configfile" in replaced and "the workflow's" not in replaced
 
 
-@pytest.mark.parametrize(
-    ("analyses", "expected"),
-    [
-        ({}, None),
-        ({"test_sample": None}, None),
-        ({"test_sample": 300}, (300, None)),
-        ({"test_sample": 300, "test_sample_seed": 2}, (300, 2)),
-        ({"test_sample": {"n": 300, "seed": 4}}, (300, 4)),
-        ({"test_sample": {"size": None, "seed": 4}}, None),
-    ],
-)
-def test_the_test_sample_setting_is_read_in_any_of_its_shapes(analyses, expected):
-    assert analysed_sample(analyses) == expected
+@pytest.mark.parametrize(("sample", "expected"), [({"n": None, "seed": 0}, None), ({"n": 300, "seed": 4}, (300, 4))])
+def test_the_test_sample_setting_is_read(sample, expected):
+    assert analysed_sample({"test_sample": sample}) == expected

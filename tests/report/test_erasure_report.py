@@ -63,7 +63,11 @@ def test_tables_and_figures_are_written(models, tmp_path):
     single = pd.read_csv(tables["single_weight"]["csv"]).iloc[0]
     assert single["flip_top_only"] == pytest.approx(1 / 3) and single["flip_both"] == pytest.approx(1 / 3)
     assert single["delta_jsd_mean"] == pytest.approx(0.1)
-    assert "Comprehensiveness" in tables["erasure_summary"]["md"].read_text()
+    summary = tables["erasure_summary"]["md"].read_text()
+    assert "Comprehensiveness" in summary and "analyses.test_sample" in summary
+    header = next(line for line in summary.splitlines() if line.startswith("| Dataset"))
+    assert [c.strip() for c in header.strip("|").split("|")][:5] == ["Dataset", "Model", "Ranking", "Seeds", "n"]
+    assert pd.read_csv(tables["erasure_summary"]["csv"]).set_index("ranking").loc["attention", "n"] == 8  # 4 x 2 seeds
     figures = {name: {fmt: tmp_path / "fig" / f"{name}.{fmt}" for fmt in ("png", "pdf")} for name in ERASURE_FIGURE_NAMES}
     write_erasure_figures(models=models, outputs=figures, style=FigureStyle(palette="spec", width=3.3, dpi=50))
     assert all(path.stat().st_size > 0 for files in figures.values() for path in files.values())

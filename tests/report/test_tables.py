@@ -256,3 +256,30 @@ def test_many_classes_show_their_total_alone():
     rng = np.random.default_rng(1)
     stats = tables.dataset_statistics({"qa": fake_meta("qa", "qa", list("abcdef"), rng)})
     assert stats.loc[0, "test_by_class"] == str(stats.loc[0, "test"])
+
+
+def test_cross_measure_and_rationale_tables_show_the_analysed_instances_per_model(models):
+    """Every analyses table says how many test instances it used (`n`, summed over seeds), and its caption says
+    that they may be the seeded sample of `analyses.test_sample`."""
+    some = [
+        {**m, "kendall": m["kendall"][m["kendall"]["instance_id"].isin(sorted(set(m["kendall"]["instance_id"]))[:9])]}
+        for m in models
+    ]
+    display = tables.cross_measure_display(tables.cross_measure(some, bootstrap_options={"n_resamples": 100}), list(CLASSES))
+    assert list(display.columns[:3]) == ["Dataset", "Model", "n"]
+    assert set(display["n"]) == {3 * 9}  # 9 instances in each of 3 seeds, whatever τ is undefined
+    frame = pd.DataFrame(
+        {
+            "dataset": "s",
+            "encoder": "lstm",
+            "attention": "tanh",
+            "seed": 0,
+            "measure": ["loo"],
+            "precision_at_k": 0.5,
+            "auc": 0.7,
+            "n": 12,
+        }
+    )
+    assert tables.rationale_display(tables.rationale_recovery([frame]), ["s"])["n"].tolist() == [12]
+    for name in ("table2", "cross_measure", "rationale_recovery"):
+        assert "analyses.test_sample" in tables.CAPTIONS[name], name

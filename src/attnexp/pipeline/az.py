@@ -11,8 +11,6 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     configured device. `outputs`: relevance, correlations (parquet), summary, recovery (CSV), timings (flow seconds
     per example, JSON), and with `settings.erasure` the erasure tests of the A&Z rankings (erasure_attention,
     erasure_input); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
-    import numpy as np
-
     from attnexp.analyses.az import gradient_measure
     from attnexp.analyses.az.run import (
         correlations,
@@ -22,6 +20,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
         summarise_correlations,
     )
     from attnexp.data.preprocess import split_frame
+    from attnexp.data.sampling import seeded_sample
     from attnexp.io import read_parquet, write_csv, write_json, write_parquet
     from attnexp.models.checkpoint import load_model
     from attnexp.models.device import resolve_device, set_threads
@@ -30,10 +29,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     settings, model, instances = settings.az, inputs["model"], inputs["instances"]
     set_threads(threads)
     loaded = load_model(model, resolve_device(device))
-    test = split_frame(read_parquet(instances), "test")
-    if settings.n_examples and len(test) > settings.n_examples:
-        keep = np.sort(np.random.default_rng(settings.sample_seed).choice(len(test), settings.n_examples, replace=False))
-        test = test.iloc[keep].reset_index(drop=True)
+    test = seeded_sample(split_frame(read_parquet(instances), "test"), settings.n_examples or None, settings.sample_seed)
     measure = gradient_measure(settings.gradient, loaded.input_shift_invariant)  # refuses grad on a pre-LN model
     print(f"{dataset}: {len(test)} test examples, {loaded.config.n_layers} layers, {settings}")
     print(f"input gradient shown in the tables: {measure} (az.gradient: {settings.gradient})")

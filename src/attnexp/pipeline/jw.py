@@ -1,8 +1,9 @@
 """J&W jobs (§6-7): every analysis of one trained model on its test split, then the tables and figures.
 
-The analyses job writes, in the test split's length-sorted order: importance.parquet, kendall.parquet,
-kendall_summary.csv, permutation.parquet, adversary.parquet, rationale_recovery.csv, and analysis_config.yaml
-recording every option (quirks included) and the seed; with `analyses.erasure.enabled` also the erasure tests of
+The analyses job reads the whole test split, or the seeded sample of `analyses.test_sample`, and writes, in the
+test split's length-sorted order: importance.parquet, kendall.parquet, kendall_summary.csv, permutation.parquet,
+adversary.parquet, rationale_recovery.csv, and analysis_config.yaml recording every option (quirks included), the
+seed and how many test instances it analysed; with `analyses.erasure.enabled` also the erasure tests of
 every ranking, erasure_attention.parquet and erasure_input.parquet (`attnexp.analyses.erasure`).
 """
 
@@ -41,9 +42,10 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     start = time.perf_counter()
     classifier = set_padded_lstm(load_model(model, settings.device), settings.padded_lstm)
     meta = read_json(meta)
-    rows = split_frame(read_parquet(instances), "test")
+    test = split_frame(read_parquet(instances), "test")
+    rows = settings.sample(test)  # analyses.test_sample: all, or a seeded sample in the same order
     seed = labels["seed"]
-    print(f"analysing {labels}: {len(rows)} test instances, batch size {settings.batch_size}", flush=True)
+    print(f"analysing {labels}: {len(rows)} of {len(test)} test instances, batch size {settings.batch_size}", flush=True)
 
     importance = importance_table(classifier, rows, settings)
     write_parquet(outputs["importance"], importance)
@@ -78,6 +80,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
             **({} if adversary else {"adversary": "skipped: the model's heads share no single attention vector"}),
             "task": meta["task"],
             "classes": meta["classes"],
+            "test_instances": {"analysed": len(rows), "of": len(test)},
             "adversary_report_epsilon": settings.adversary.report_epsilon(meta["task"]),
             "adversary_hinge_epsilon": settings.adversary.hinge_epsilon(meta["task"]),
             "threads": torch.get_num_threads(),  # a different count can change float rounding

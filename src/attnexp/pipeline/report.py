@@ -24,16 +24,10 @@ def run_paper_comparison(*, inputs: Files, outputs: Files, settings: TableSettin
     )
 
 
-def analysed_sample(analyses: dict) -> tuple[int, int | None] | None:
-    """`analyses.test_sample` as (n, seed), None for the whole test set. Read defensively: a count (the seed then
-    `analyses.test_sample_seed`, if any), or a mapping with `n`, `size` or `count` and `seed`."""
-    value = analyses.get("test_sample")
-    if isinstance(value, dict):
-        n = next((value[key] for key in ("n", "size", "count") if value.get(key) is not None), None)
-        seed = value.get("seed")
-    else:
-        n, seed = value, analyses.get("test_sample_seed")
-    return (int(n), None if seed is None else int(seed)) if isinstance(n, int) and not isinstance(n, bool) else None
+def analysed_sample(analyses: dict) -> tuple[int, int] | None:
+    """`analyses.test_sample` as (n, seed), None for the whole test set."""
+    sample = analyses["test_sample"]
+    return None if sample["n"] is None else (sample["n"], sample["seed"])
 
 
 def run_paper_comparison_page(*, inputs: Files, outputs: Files, settings: ComparisonPageSettings, threads: int = 1) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.erasure.settings import ErasureSettings
-from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
+from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings, TestSample
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, WPSettings
 from attnexp.datasets import policy
 from attnexp.models import names
@@ -154,6 +154,7 @@ def analysis_settings(config: Config, batch_size: int) -> AnalysisSettings:
         ),
         device=config["device"],
         padded_lstm=config["padded_lstm"],
+        test_sample=TestSample(n=section["test_sample"]["n"], seed=section["test_sample"]["seed"]),
     )
 
 

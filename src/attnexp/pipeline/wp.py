@@ -87,8 +87,9 @@ def run_wp_adversary(*, inputs: Files, outputs: Files, settings: WPRunSettings, 
 
 
 def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
-    """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set, `wp.jw_adversary_runs`
-    times with different starts; the analyses' adversary.parquet columns plus `run`."""
+    """J&W's per-instance adversary (jain-wallace §6.5) on the W&P base model's test set (or its seeded sample,
+    `analyses.test_sample`), `wp.jw_adversary_runs` times with different starts; the analyses' adversary.parquet
+    columns plus `run`."""
     import pandas as pd
 
     from attnexp.analyses.jw.instances import adversary_table
@@ -101,7 +102,7 @@ def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSe
     set_threads(threads)
     analysis, runs, seed = resolved(settings.analysis), settings.wp.jw_adversary_runs, settings.wp.base_seed
     classifier = set_padded_lstm(load_model(inputs["model"], analysis.device), analysis.padded_lstm)
-    test = split_frame(read_parquet(inputs["instances"]), "test")
+    test = analysis.sample(split_frame(read_parquet(inputs["instances"]), "test"))  # analyses.test_sample
     parts = []
     for run in range(runs):
         print(f"J&W adversary run {run + 1}/{runs}")

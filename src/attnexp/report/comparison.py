@@ -111,6 +111,8 @@ def jw_per_seed(models: Sequence[Mapping], metas: Mapping[str, Mapping], nan_pol
         if m.get("kendall") is None:
             continue
         index = {f"class {name}": f"class {i}" for i, name in enumerate(meta["classes"])}
+        analysed, test = m["kendall"]["instance_id"].nunique(), int(meta["sizes"]["test"])
+        sample = f"{analysed} of {test}" if analysed < test else ""  # analyses.test_sample
         summary = kendall_per_seed(m["kendall"], meta["classes"], nan_policy)
         for r in summary[summary["pair"].isin(list(JW_PAIRS))].itertuples():
             for statistic in ("mean", "std", "sig_frac"):
@@ -122,6 +124,7 @@ def jw_per_seed(models: Sequence[Mapping], metas: Mapping[str, Mapping], nan_pol
                         "group": index.get(r.group, r.group),
                         "statistic": statistic,
                         "value": getattr(r, statistic),
+                        "sample": sample,
                     }
                 )
     return pd.DataFrame(rows)
@@ -205,9 +208,11 @@ def reason(
     model: str = "",
     paper_model: str = "",
     measured_as: str = "",
+    sample: str = "",
 ) -> str:
     """Why our setting differs from the paper's, "" where it does not (as far as the run files tell): the reasons
-    joined by REASON_SEPARATOR, which none of them contains (the results page numbers them one by one)."""
+    joined by REASON_SEPARATOR, which none of them contains (the results page numbers them one by one); `sample`:
+    "n of N" test instances analysed (`analyses.test_sample`)."""
     reasons = []
     if fallback:
         reasons.append(f"fallback dataset {dataset}: {fallback.replace(REASON_SEPARATOR, ', ')}")
@@ -224,6 +229,8 @@ def reason(
         reasons.append(f"model selected on {'/'.join(others)} (paper: {chosen} set)")
     if n_seeds > 1:
         reasons.append(f"mean of {n_seeds} seeds (paper: one run)")
+    if sample:
+        reasons.append(f"a seeded sample of {sample} test instances (analyses.test_sample, paper: the whole test set)")
     return REASON_SEPARATOR.join(reasons)
 
 
@@ -240,6 +247,7 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
         paper_dataset=[paper_dataset(d, names) for d in per_seed["dataset"]],
         paper_model=paper_model,
         measured_as=measured_as,
+        sample=per_seed["sample"].fillna("") if "sample" in per_seed else "",
     )
     renamed = {"dataset": "paper_dataset", "model": "paper_model"}
     keys = [renamed.get(k, k) for k in KEYS]
@@ -274,6 +282,7 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
                     model,
                     first["paper_model"],
                     first["measured_as"],
+                    first["sample"],
                 ),
             }
         )
@@ -345,7 +354,7 @@ def build_paper_comparison(
             **m,
             "metrics": read_json(m["metrics"]),
             "config": _read_yaml(m["config"]),
-            "kendall": read_parquet(m["kendall"], columns=["predicted", "pair", "tau", "p_value", "is_nan"])
+            "kendall": read_parquet(m["kendall"], columns=["instance_id", "predicted", "pair", "tau", "p_value", "is_nan"])
             if m.get("kendall")
             else None,
         }

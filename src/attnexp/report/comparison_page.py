@@ -24,7 +24,6 @@ from attnexp.report.tables import DIGITS, HTML_STYLE, markdown_table, markdown_t
 
 TITLE = "Our numbers beside the papers'"
 NUMBERS = ["n_seeds", "ours", "ci_low", "ci_high", "published", "difference"]
-SAMPLED = {("jw", "Table 2")}  # rows computed by the J&W analyses, which `analyses.test_sample` may narrow
 INTRO = (
     "Ours is the mean over seeds with its 95% percentile-bootstrap interval over seeds (none with one seed) and the "
     "number of seeds; Δ = ours − published. The published values (paper, table and page: "
@@ -75,22 +74,9 @@ def read_comparison(path: str | Path) -> pd.DataFrame:
     return table.assign(**{c: pd.to_numeric(table[c], errors="coerce") for c in NUMBERS})[COLUMNS]
 
 
-def sample_reason(n: int, seed: int | None, size: int) -> str:
-    seeded = f"seed {seed}" if seed is not None else "seeded"
-    return f"J&W analyses on a sample of {n} of the {size} test instances (analyses.test_sample, {seeded}; paper: all)"
-
-
-def row_reasons(table: pd.DataFrame, metas: Mapping[str, Mapping], test_sample: tuple | None = None) -> list[list[str]]:
-    """Each row's reasons: the comparison's (`reason`, split at REASON_SEPARATOR), plus the test sample on rows of
-    the J&W analyses where `test_sample` (n, seed) is smaller than the dataset's test split."""
-    reasons = []
-    for row in table.itertuples():
-        own = [r for r in row.reason.split(REASON_SEPARATOR) if r]
-        size = int((metas.get(row.dataset) or {}).get("sizes", {}).get("test", 0))
-        if test_sample and (row.paper, row.table) in SAMPLED and 0 < test_sample[0] < size:
-            own.append(sample_reason(*test_sample, size))
-        reasons.append(own)
-    return reasons
+def row_reasons(table: pd.DataFrame) -> list[list[str]]:
+    """Each row's reasons: the comparison's (`reason`, split at REASON_SEPARATOR; a test sample is one of them)."""
+    return [[r for r in reason.split(REASON_SEPARATOR) if r] for reason in table["reason"]]
 
 
 def numbered(reasons: Sequence[Sequence[str]]) -> dict[str, int]:
@@ -161,7 +147,7 @@ def render(
     compared datasets; `run_versions`: the code versions recorded by the compared runs and datasets;
     `test_sample`: (n, seed) of `analyses.test_sample`, None for the whole test set; `target` and `published`: the
     page's path in results/ and its committed copy (the regenerate lines)."""
-    reasons = row_reasons(table, metas, test_sample)
+    reasons = row_reasons(table)
     numbers = numbered(reasons)
     this = command(target, provenance)
     written = "Written by the workflow (rule `paper_comparison_page`) from the `paper_comparison` table; do not edit."
@@ -237,6 +223,6 @@ def build_comparison_page(
     write_text(outputs["md"], markdown)
     if "html" in outputs:
         write_text(outputs["html"], html_page(markdown))
-    reasons = numbered(row_reasons(compared, metas_by_name, test_sample))
+    reasons = numbered(row_reasons(compared))
     print(f"{outputs['md']}: {len(compared)} rows, {len(reasons)} reasons", flush=True)
     return markdown

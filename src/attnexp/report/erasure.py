@@ -19,6 +19,10 @@ from attnexp.report.order import dataset_order
 from attnexp.report.tables import mean_with_bootstrap_ci, write_table
 
 INSTANCE_RESAMPLES = 1000  # percentile bootstrap over instances (vectorised; one per dataset x model x ranking)
+INSTANCES = (
+    "n = test instances per model, summed over seeds: those the model's analyses job analysed (the whole test split, "
+    "or a seeded sample of at most analyses.test_sample.n when that is set; rows (A&Z): the az.n_examples sample)."
+)
 # rankings in display order; the A&Z ones of Transformer-family runs and any other come after, alphabetically
 ORDER = (*JW_RANKINGS, ATTENTION_GRADIENT, ATTENTION_X_GRADIENT, RANDOM, RATIONALE)
 CAPTIONS = {
@@ -27,12 +31,12 @@ CAPTIONS = {
         "ranked order) when the decision first flips, over instances that flip (lower: the ranking finds the deciding "
         "weights sooner); never: fraction of instances that never flip. Comprehensiveness (higher is better) and "
         "sufficiency (lower is better): AOPC over ERASER's bins, mean over instances with a 95% bootstrap interval "
-        "(several seeds: the mean over seeds, the interval over the seeds' means)."
+        "(several seeds: the mean over seeds, the interval over the seeds' means). " + INSTANCES
     ),
     "single_weight": (
         "Serrano & Smith's single-weight test: erase the top attention weight or a random one. Fractions of instances "
         "where the decision flips for the top weight only, the random one only, both, neither; ΔJSD = JSD(top) − "
-        "JSD(random), mean and median."
+        "JSD(random), mean and median. " + INSTANCES
     ),
 }
 
@@ -148,6 +152,7 @@ def summary_display(table: pd.DataFrame) -> pd.DataFrame:
             "Model": table["model"],
             "Ranking": table["ranking"],
             "Seeds": table["n_seeds"],
+            "n": table["n"].astype(int),
             "Median first flip": table["median_first_flip"],
             "Never flips": table["never_flip"],
             "Comprehensiveness ↑": [_interval(*v) for v in zip(table["comprehensiveness"], low, high, strict=True)],

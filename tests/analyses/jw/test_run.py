@@ -11,7 +11,7 @@ import yaml
 
 from attnexp import paths
 from attnexp.analyses.erasure.settings import ErasureSettings
-from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
+from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings, TestSample
 from attnexp.config import PACKAGED_SCHEMA
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
@@ -145,6 +145,30 @@ def test_config_records_every_setting(analysed):
     recorded = yaml.safe_load(outputs["config"].read_text())
     assert recorded["settings"]["ig_steps"] == 8 and recorded["settings"]["adversary"]["steps"] == 30
     assert recorded["settings"]["memory_budget_mb"] == 256 and recorded["seed"] == 0
+
+
+def test_a_test_sample_analyses_the_seeded_instances_in_the_split_order(analysed, tmp_path):
+    """`analyses.test_sample`: every table of the job covers the same seeded sample, in the test split's order, and
+    analysis_config.yaml records it; the same seed gives the same bytes."""
+    outputs, instances = analysed
+    sampled = replace(SETTINGS, test_sample=TestSample(n=15, seed=2))
+    labels = {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": "0"}
+    runs = []
+    for name in ("a", "b"):
+        files = {key: tmp_path / name / file for key, file in {**paths.ANALYSIS_FILES, **paths.ERASURE_FILES}.items()}
+        analyse(outputs["importance"].parent.parent, files, labels, settings=sampled)
+        runs.append(files)
+    test_ids = list(instances.loc[instances["split"] == "test", "instance_id"])
+    ids = list(pd.read_parquet(runs[0]["importance"])["instance_id"])
+    assert len(ids) == 15 and ids == [i for i in test_ids if i in set(ids)]
+    for key in ("permutation", "adversary", "erasure_input"):
+        assert set(pd.read_parquet(runs[0][key])["instance_id"]) == set(ids), key
+    recorded = yaml.safe_load(runs[0]["config"].read_text())
+    assert recorded["settings"]["test_sample"] == {"n": 15, "seed": 2}
+    assert recorded["test_instances"] == {"analysed": 15, "of": len(test_ids)}
+    assert yaml.safe_load(outputs["config"].read_text())["test_instances"] == {"analysed": len(test_ids), "of": len(test_ids)}
+    for key in runs[0]:
+        assert runs[0][key].read_bytes() == runs[1][key].read_bytes(), key
 
 
 def test_settings_mirror_the_schema_without_defaults():

@@ -445,3 +445,24 @@ def test_the_epoch_time_benchmark_imports():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert callable(module.main)
+
+
+def test_adversary_variance_compares_the_sampled_instances_alone(tmp_path):
+    """With `analyses.test_sample`, J&W's adversary on the W&P base model covers a sample of the test split: the
+    variance table compares those instances (in the base run's order) instead of failing on the others."""
+    from attnexp.analyses.wp.runs import variance_table
+
+    ids, rng = ["a", "b", "c", "d"], np.random.default_rng(0)
+    base = run_files(tmp_path / "base")
+    p = np.array([0.9, 0.2, 0.6, 0.3])
+    write_parquet(base["test_predictions"], pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)}))
+    attention = [rng.dirichlet(np.ones(n)).tolist() for n in (2, 3, 4, 5)]
+    write_parquet(base["test_attention"], pd.DataFrame({"instance_id": ids, "attention": attention}))
+    sampled = ["d", "b"]  # the adversary's rows, in another order
+    compared = (
+        pd.DataFrame({"instance_id": sampled, "p": [0.5, 0.5]}),
+        pd.DataFrame({"instance_id": sampled, "attention": [attention[3][::-1], attention[1][::-1]]}),
+    )
+    frame = variance_table(base, [compared], tmp_path / "adv_variance.parquet", "script")
+    assert list(frame["instance_id"]) == ["b", "d"]
+    assert frame["y_diff"].to_numpy() == pytest.approx([0.3, 0.2])

@@ -27,6 +27,16 @@ class AdversarySettings:
 
 
 @dataclass(frozen=True)
+class TestSample:
+    """Config section `analyses.test_sample`: at most `n` test instances per model (None: all), drawn with `seed`."""
+
+    __test__ = False  # not a pytest test class
+
+    n: int | None
+    seed: int
+
+
+@dataclass(frozen=True)
 class AnalysisSettings:
     """Config section `analyses` (J&W §6; defaults in the schema) plus the batch size, which is the model's training
     batch size (J&W) and so comes from the wildcard's dataset, not from this section."""
@@ -40,3 +50,10 @@ class AnalysisSettings:
     adversary: AdversarySettings
     device: str  # the top-level `device` (resolved in the job; not recorded: CPU outputs do not depend on it)
     padded_lstm: bool  # top-level `padded_lstm`: BiLSTMs over the padded batch (false: torch's packed sequences)
+    test_sample: TestSample  # `analyses.test_sample`: which test instances the job analyses (`sample`)
+
+    def sample(self, rows):
+        """The analysed instances of a model's test split `rows`: all, or the seeded sample (order kept)."""
+        from attnexp.data.sampling import seeded_sample
+
+        return seeded_sample(rows, self.test_sample.n, self.test_sample.seed)

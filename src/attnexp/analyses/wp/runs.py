@@ -44,8 +44,12 @@ def divergences_from_base(base_files: Files, run_files: Files, tvd_binary: str) 
 def variance_table(
     base_files: Files, comparisons: list[tuple[pd.DataFrame, pd.DataFrame]], output: str | PathLike, variant: str
 ) -> pd.DataFrame:
+    """Per test instance, the base run against `comparisons` (predictions, attention), on the instances every
+    comparison covers (all the test split; J&W's adversary runs: the analysed sample, `analyses.test_sample`), in
+    the base run's order."""
     base_predictions = read_parquet(base_files["test_predictions"])
-    ids = list(base_predictions["instance_id"])
+    covered = set.intersection(*(set(predictions["instance_id"]) for predictions, _ in comparisons))
+    ids = [i for i in base_predictions["instance_id"] if i in covered]
     other_p = np.stack([probabilities(predictions, ids) for predictions, _ in comparisons])
     matrices = [attention_matrix(read_parquet(base_files["test_attention"]), ids)]
     matrices += [attention_matrix(attention, ids) for _, attention in comparisons]

@@ -228,7 +228,8 @@ def table2_display(table: pd.DataFrame, order: Sequence[str], pairs: Sequence[st
 
 
 def cross_measure_per_seed(kendall: pd.DataFrame) -> pd.DataFrame:
-    """Overall mean/std of τ(attn, LOO), τ(attn, grad), τ(grad, LOO) and of the per-instance differences."""
+    """Overall mean/std of τ(attn, LOO), τ(attn, grad), τ(grad, LOO) and of the per-instance differences; n: the
+    instances with a defined value, instances: every analysed instance."""
     tau = kendall.assign(tau=kendall["tau"].where(~kendall["is_nan"]))
     wide = tau.pivot_table(index="instance_id", columns="pair", values="tau", aggfunc="first", dropna=False)
     columns = {p: wide[p] for p in ("attn_loo", "attn_grad", "grad_loo") if p in wide}
@@ -242,6 +243,7 @@ def cross_measure_per_seed(kendall: pd.DataFrame) -> pd.DataFrame:
             "mean": values.mean().to_numpy(),
             "std": values.std(ddof=0).to_numpy(),
             "n": values.notna().sum().to_numpy(),
+            "instances": len(wide),  # every analysed instance, defined τ or not
         }
     )
 
@@ -255,7 +257,7 @@ def cross_measure(
         ignore_index=True,
     )
     table = mean_with_bootstrap_ci(
-        per_seed, [*MODEL_KEYS, "measure"], ["mean", "std"], sums=["n"], bootstrap_options=bootstrap_options
+        per_seed, [*MODEL_KEYS, "measure"], ["mean", "std"], sums=["n", "instances"], bootstrap_options=bootstrap_options
     )
     if legacy_labels:
         table["measure"] = table["measure"].replace(LEGACY_LABELS)
@@ -270,7 +272,10 @@ def cross_measure_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataF
     ]
     table["model"] = table["encoder"] + "-" + table["attention"]
     wide = table.pivot_table(index=["dataset", "model"], columns="measure", values="cell", aggfunc="first", sort=False)
-    wide = wide[list(dict.fromkeys(table["measure"]))].reset_index()
+    wide = wide[list(dict.fromkeys(table["measure"]))]
+    # n: the model's analysed test instances, summed over seeds
+    wide.insert(0, "n", table.groupby(["dataset", "model"], sort=False)["instances"].max().reindex(wide.index).astype(int))
+    wide = wide.reset_index()
     wide = wide.sort_values("dataset", key=lambda d: d.map({n: i for i, n in enumerate(order)}), kind="stable")
     return wide.rename(columns={"dataset": "Dataset", "model": "Model"})
 
@@ -300,7 +305,7 @@ def rationale_recovery(frames: Sequence[pd.DataFrame], bootstrap_options: Mappin
 
 def rationale_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     if table.empty:
-        return pd.DataFrame(columns=["Dataset", "Model", "measure", "precision@k", "AUC"])
+        return pd.DataFrame(columns=["Dataset", "Model", "n", "measure", "precision@k", "AUC"])
     table = table.copy()
     table["Model"] = table["encoder"] + "-" + table["attention"]
     table["precision@k"] = [
@@ -308,7 +313,7 @@ def rationale_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame
     ]
     table["AUC"] = [_cell(r.auc, np.nan, 1, 0, 0) + _ci(r.n_seeds, r.auc_ci_low, r.auc_ci_high) for r in table.itertuples()]
     table = table.sort_values("dataset", key=lambda d: d.map({n: i for i, n in enumerate(order)}), kind="stable")
-    return table.rename(columns={"dataset": "Dataset"})[["Dataset", "Model", "measure", "precision@k", "AUC"]]
+    return table.rename(columns={"dataset": "Dataset"})[["Dataset", "Model", "n", "measure", "precision@k", "AUC"]]
 
 
 def _ci(n_seeds: int, low: float, high: float) -> str:
@@ -321,20 +326,29 @@ def load_metas(paths: Mapping[str, str | Path]) -> dict[str, dict]:
 
 # --- entry points for the workflow: paths in, files out (each output: {"csv", "md", "tex"} -> path) ---
 
+# what every analyses table says about its instances (the rendered report's captions fill in the sample size)
+INSTANCES = (
+    "n = test instances analysed per model, summed over seeds: the whole test split, or a seeded sample of at most "
+    "analyses.test_sample.n per model when that is set (analysis_config.yaml records it)."
+)
+
 CAPTIONS = {
     "table1": "Table 1 analogue: test performance per model (F1 of the positive class for binary classification, "
     "accuracy for QA/NLI) and dataset statistics (|V| with the 4 specials, average real length, split sizes by class). "
     "near chance: test accuracy not significantly above always predicting the majority class (one-sided binomial "
-    "test, p > 0.05); such a model's attention and importance explain little.",
+    "test, p > 0.05); such a model's attention and importance explain little. Test performance is over the whole "
+    "test split (analyses.test_sample samples the analyses only).",
     "table2": "Table 2 analogue: Kendall τ between attention and gradient / leave-one-out importance, mean ± std "
-    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; n = instances in the group "
-    "(summed over seeds); undef. = instances with undefined τ. Gradient = |⟨∂ŷ/∂e_t, e_t⟩| at the model's input vectors "
+    "(fraction of instances with p ≤ 0.05) per dataset, predicted class and model; n = analysed test instances in "
+    "the group, summed over seeds (the whole test split, or a seeded sample of at most analyses.test_sample.n per "
+    "model when that is set); undef. = instances with undefined τ. Gradient = |⟨∂ŷ/∂e_t, e_t⟩| at the model's input vectors "
     "e_t: the word embedding (J&W models, J&W's definition), token + position embedding (transformer-tiedcls), the "
     "embedding module's output LayerNorm(word + position + type) (Hugging Face models).",
     "cross_measure": "Cross-measure summary (J&W §6.6): mean ± std of τ per pair and of the per-instance differences "
-    "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad).",
+    "τ(grad, LOO) − τ(attn, LOO) and τ(grad, LOO) − τ(attn, grad). " + INSTANCES,
     "rationale_recovery": "Planted-rationale recovery: precision@k and ROC-AUC of each importance measure at finding "
-    "the generator's cue tokens (planted data only).",
+    "the generator's cue tokens (planted data only); n = analysed test instances with planted cues, summed over "
+    "seeds (all of the test split's, or those of the seeded sample when analyses.test_sample is set).",
 }
 
 
