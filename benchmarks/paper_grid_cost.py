@@ -319,6 +319,8 @@ def measured_costs(log_dirs: list[str]) -> pd.DataFrame:
 
 
 def compare(predicted: pd.DataFrame, measured: pd.DataFrame) -> None:
+    if predicted.empty:
+        return
     both = predicted.merge(measured, on=["rule", "dataset", "model"], suffixes=("", "_measured"))
     if both.empty:
         print("\nno measured job matches a predicted one")
@@ -398,6 +400,9 @@ def main() -> None:
         "--write-resources", type=Path, metavar="PATH", help="merge into this resources table (workflow/resources.tsv)"
     )
     args = parser.parse_args()
+    missing = [d for d in args.measured if not Path(d).is_dir()]
+    if missing:
+        parser.error(f"--measured: no such folder: {', '.join(missing)}")
     config = yaml.safe_load(Path(args.configfile).read_text())
     config["data"]["raw_data_dir"] = args.raw_dir
     config = validate_config(config, PACKAGED_SCHEMA)
