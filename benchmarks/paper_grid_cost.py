@@ -10,17 +10,21 @@ Every measured job kind runs in a fresh child process (its peak RSS is the child
 - preprocess: the whole dataset, timed as is.
 - train (per encoder), wp_train (the base BiLSTM, the costliest variant) and wp_adversary (per lambda, all
   `wp.adversary.max_epochs` epochs: patience may stop it earlier, so an upper bound): the job function itself on
-  `--fraction` of the train and dev splits with the whole test split, three times (1 epoch on f, 2 epochs on f,
-  1 epoch on 2f) after an untimed first run whose extra time (first calls) goes into the fixed cost. With
-  wall(E, f) = F + f D + E f P these give the per-epoch cost P (training and the dev evaluation), the per-job
-  cost that scales with the data D (W&P's stored predictions) and the fixed cost F (reading the data, building
-  the model, scoring the test split, writing the run): job = F + D + epochs x P. The old epoch slope dropped F.
+  `--fraction` (at least 20 batches, at most 1/4) of the train and dev splits with the whole test split, three
+  times (1 epoch on f, 2 epochs on f, 1 epoch on 2f) after an untimed first run whose extra time (first calls)
+  goes into the fixed cost. With wall(E, f) = F + f D + E f P these give the per-epoch cost P (training and the
+  dev evaluation), the per-job cost that scales with the data D (W&P's stored predictions) and the fixed cost F
+  (reading the data, building the model, scoring the test split, writing the run): job = F + D + epochs x P.
+  The old epoch slope dropped F.
 - analyze (per encoder) and wp_jw_adversary: the job function on `--analysis-batches` whole batches of the test
   split in its length-sorted order, one from the middle of each equal stretch of the batches (so the sample
   spans the length range as the job does), the erasure tests included when the config enables them; scaled by
   the number of batches after the fixed cost (loading the model and the data). A pass over the longest batch
   alone, first, puts its memory into the peak and keeps first calls out of the timing; the tables the job
   accumulates over the whole split are added to the peak.
+Peak RSS reads 10-15% low against the jobs' logs (SST BiLSTM: 754 against 860 MiB training, 1041 against 1199
+analysing; probably a job's many more batches fragmenting memory); the resources table's 1.5x headroom covers it.
+Every job also pays its imports (torch and the libraries; preprocessing: pandas), timed in fresh processes and added.
 Prints per job kind and dataset the predicted seconds and peak RSS, CPU-hours per stage and dataset for the whole
 grid, its wall time on each of `--cores`, and the longest job. `--measured DIR...` reads the workflow's job logs
 (`job usage: wall W s, cpu C s, max rss M MiB`, last line of each logs/<stage>/... file) and prints predicted
@@ -36,6 +40,7 @@ import os
 import platform
 import resource
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -51,6 +56,8 @@ from attnexp.pipeline.resources import SYNTHETIC, Cost, ResourceTable, job_usage
 
 REPO = Path(__file__).resolve().parents[1]
 KEEP_MODEL = {"encoder", "hf_model"}  # wildcards whose value keeps a row of its own; others: the max over them
+MIN_BATCHES = 20  # train batches per timed epoch at least (fewer: the differences between runs are noise)
+JOB_IMPORTS = "torch, pandas, pyarrow.parquet, scipy.stats, sklearn.metrics"  # what the model jobs load
 STAGES = ("preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_adversary")
 
 
@@ -78,6 +85,16 @@ def in_child(function, *args, threads: int = 1) -> dict:
     if process.exitcode:
         raise RuntimeError(f"{function.__name__}{args[:3]} failed (exit {process.exitcode})")
     return result
+
+
+def import_seconds(modules: str) -> float:
+    """What a job pays before its work and a child here does not: importing `modules` (in a job's log time they
+    load inside the job function); the fastest of three fresh processes, less the interpreter's start."""
+
+    def seconds(code: str) -> float:
+        return min(timed(lambda: subprocess.run([sys.executable, "-c", code], check=True)) for _ in range(3))
+
+    return max(seconds(f"import {modules}") - seconds("pass"), 0.0)
 
 
 def files(pattern: dict, root: Path, **wildcards) -> dict:
@@ -225,7 +242,7 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace, root: Pat
     full = files(paths.preprocessed_files(), root, dataset=name)
     instances = read_parquet(full["instances"])
     sizes = {s: len(split_frame(instances, s)) for s in ("train", "dev", "test")}
-    fraction = min(0.25, args.fraction)
+    fraction = min(0.25, max(args.fraction, MIN_BATCHES * hp["batch_size"] / sizes["train"]))
     halves = {s: split_frame(instances, s).sample(frac=2 * fraction, random_state=0) for s in ("train", "dev")}
     test = split_frame(instances, "test")
     parts = {
@@ -281,6 +298,8 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace, root: Pat
         if "wp_jw_adversary" in stages:
             rows.append(analysis_cost("wp_jw_adversary", "*", parts["base"]["model"], 1))
         report("W&P", rows[start:])
+    for r in rows:
+        r["runtime_s"] += args.import_s["preprocess" if r["rule"] == "preprocess" else "torch"]
     return [r for r in rows if r["rule"] in stages]
 
 
@@ -412,6 +431,8 @@ def main() -> None:
     else:
         names = config["datasets"] if args.datasets is None else args.datasets
         rows = []
+        args.import_s = {"preprocess": import_seconds("pandas, pyarrow.parquet"), "torch": import_seconds(JOB_IMPORTS)}
+        print(f"a job's imports: {args.import_s['torch']:.1f} s, preprocessing's {args.import_s['preprocess']:.1f} s", flush=True)
         with tempfile.TemporaryDirectory(prefix="paper-grid-cost-") as tmp:
             for name in names:
                 spec = get_dataset(name)
