@@ -267,7 +267,7 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace, root: Pat
         return cost_row(kind, name, model, jobs, seconds, rss, detail)
 
     stages = set(args.stages)
-    for encoder in args.encoders or config["encoders"]:
+    for encoder in (args.encoders or config["encoders"]) if stages & {"train", "analyze"} else ():
         start = len(rows)
         # the analyses need a trained model: the training child writes one
         walls = in_child(measure_training, config, "train", name, encoder, str(root), parts, threads=threads)
