@@ -27,9 +27,10 @@ analysing; probably a job's many more batches fragmenting memory); the resources
 Every job also pays its imports (torch and the libraries; preprocessing: pandas), timed in fresh processes and added.
 Prints per job kind and dataset the predicted seconds and peak RSS, CPU-hours per stage and dataset for the whole
 grid, its wall time on each of `--cores`, and the longest job. `--measured DIR...` reads the workflow's job logs
-(`job usage: wall W s, cpu C s, max rss M MiB`, last line of each logs/<stage>/... file) and prints predicted
-against measured time and memory per job kind; `--write-resources PATH` merges both into the cluster resources
-table (measured rows win over predicted ones; rows of other kinds are kept). A measurement: run on a quiet machine.
+(`job usage: wall W s, cpu C s, max rss M MiB`, last line of each logs/<stage>/... file) and prints each job's
+time and memory beside the prediction of its kind; `--write-resources PATH` merges both into the cluster resources
+table (per kind, the max over its jobs; measured rows win over predicted ones; rows of other kinds are kept).
+`--datasets` with no name measures nothing (only the logs, or `--from-predictions`). Run on a quiet machine.
 """
 
 import argparse
@@ -319,8 +320,9 @@ def grid_summary(costs: pd.DataFrame, cores: list[int]) -> None:
         print(f"predicted wall time on {n} cores: {max(total / n, longest['runtime_s'] / 3600):.2f} h")
 
 
-def measured_costs(log_dirs: list[str]) -> pd.DataFrame:
-    """One row per rule x dataset x model of the job logs: the max wall and RSS over its jobs, and how many."""
+def measured_jobs(log_dirs: list[str]) -> pd.DataFrame:
+    """One row per finished job of the logs: its rule, dataset (`synthetic` for generated data), model, log,
+    wall and CPU seconds and peak RSS."""
     records = []
     for log_dir in log_dirs:
         for u in job_usages(log_dir):
@@ -329,27 +331,33 @@ def measured_costs(log_dirs: list[str]) -> pd.DataFrame:
                 dataset = SYNTHETIC
             model = next((u.wildcards[w] for w in KEEP_MODEL if w in u.wildcards), "*")
             records.append(
-                {"rule": u.rule, "dataset": dataset, "model": model, "wall_s": u.wall_s, "cpu_s": u.cpu_s, "rss_mib": u.rss_mib}
+                {"rule": u.rule, "dataset": dataset, "model": model, "log": os.path.relpath(u.log, log_dir)}
+                | {"wall_s": u.wall_s, "cpu_s": u.cpu_s, "rss_mib": u.rss_mib}
             )
-    if not records:
-        return pd.DataFrame(columns=["rule", "dataset", "model", "jobs", "wall_s", "cpu_s", "rss_mib"])
-    table = pd.DataFrame(records).groupby(["rule", "dataset", "model"], as_index=False)
+    return pd.DataFrame(records, columns=["rule", "dataset", "model", "log", "wall_s", "cpu_s", "rss_mib"])
+
+
+def measured_costs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per rule x dataset x model: the max wall, CPU and RSS over its jobs, and how many."""
+    table = jobs.groupby(["rule", "dataset", "model"], as_index=False)
     return table.agg(jobs=("wall_s", "size"), wall_s=("wall_s", "max"), cpu_s=("cpu_s", "max"), rss_mib=("rss_mib", "max"))
 
 
-def compare(predicted: pd.DataFrame, measured: pd.DataFrame) -> None:
+def compare(predicted: pd.DataFrame, jobs: pd.DataFrame) -> None:
+    """Each measured job beside the prediction of its kind; ratio = predicted / measured."""
     if predicted.empty:
         return
-    both = predicted.merge(measured, on=["rule", "dataset", "model"], suffixes=("", "_measured"))
+    both = jobs.merge(predicted.drop(columns="jobs"), on=["rule", "dataset", "model"])
     if both.empty:
         print("\nno measured job matches a predicted one")
         return
     both["time_ratio"] = both["runtime_s"] / both["wall_s"]
     both["mem_ratio"] = both["mem_mib"] / both["rss_mib"]
     both["within_25%"] = (both["time_ratio"].sub(1).abs() <= 0.25) & (both["mem_ratio"].sub(1).abs() <= 0.25)
-    columns = ["rule", "dataset", "model", "runtime_s", "wall_s", "time_ratio", "mem_mib", "rss_mib", "mem_ratio", "within_25%"]
-    print("\npredicted against measured (max over the measured jobs of each kind; ratio = predicted / measured)")
-    print(both[columns].round(2).to_string(index=False))
+    columns = ["rule", "dataset", "model", "log", "runtime_s", "wall_s", "time_ratio", "mem_mib", "rss_mib", "mem_ratio"]
+    print("\npredicted against measured, per job (ratio = predicted / measured)")
+    print(both[[*columns, "within_25%"]].round(2).to_string(index=False))
+    print(f"{int(both['within_25%'].sum())} of {len(both)} jobs within 25% in time and memory")
 
 
 def provenance() -> str:
@@ -448,10 +456,11 @@ def main() -> None:
         print("\npredicted cost per job (1 thread)")
         print(predicted.round(1).to_string(index=False))
         grid_summary(predicted, args.cores)
-    measured = measured_costs(args.measured)
+    jobs = measured_jobs(args.measured)
+    measured = measured_costs(jobs)
     if args.measured:
-        print(f"\nmeasured: {measured['jobs'].sum() if len(measured) else 0} finished jobs in {', '.join(args.measured)}")
-        compare(predicted, measured)
+        print(f"\nmeasured: {len(jobs)} finished jobs in {', '.join(args.measured)}")
+        compare(predicted, jobs)
     if args.write_resources:
         write_resources(args.write_resources, predicted, measured, args.measured)
 
