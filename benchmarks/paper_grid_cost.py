@@ -29,7 +29,9 @@ Prints per job kind and dataset the predicted seconds and peak RSS, CPU-hours pe
 grid, its wall time on each of `--cores`, and the longest job. `--measured DIR...` reads the workflow's job logs
 (`job usage: wall W s, cpu C s, max rss M MiB`, last line of each logs/<stage>/... file) and prints each job's
 time and memory beside the prediction of its kind; `--write-resources PATH` merges both into the cluster resources
-table (per kind, the max over its jobs; measured rows win over predicted ones; rows of other kinds are kept).
+table (per kind, the max over its jobs; measured rows win over predicted ones; rows of other kinds are kept):
+give it the logs of a full-scale run of the paper grid only, since a reduced run's (config/paper_quick.yaml, a
+default grid) would shrink the paper grid's requests.
 `--datasets` with no name measures nothing (only the logs, or `--from-predictions`). Run on a quiet machine.
 """
 
