@@ -1,7 +1,7 @@
 """What a job asks a scheduler for: its runtime and peak memory from one versioned table (workflow/resources.tsv),
 with headroom, a floor, growth on each retry and one site-wide runtime scale (config `runtime_scale`).
 
-The table has one row per rule x dataset x model (the `encoder`, `variant` or `hf_model` wildcard) and the job's
+The table has one row per rule x dataset x model (the `encoder` or `hf_model` wildcard) and the job's
 cost at one thread: `runtime_s` (wall seconds) and `mem_mib` (peak RSS), with its `source`: `measured` (a job
 log's `job usage` line), `predicted` (benchmarks/paper_grid_cost.py) or `estimate` (scaled by hand from those).
 `rule` is a rule's name or a pattern (`synthesize_*`); `dataset` a name, `synthetic` (any generated dataset) or `*`
