@@ -195,7 +195,7 @@ def measure_analysis(config: dict, kind: str, name: str, model: str, root: str, 
 # --- the parent: data parts, scaling, the grid ---
 
 
-def test_batches(n_rows: int, batch_size: int, count: int) -> tuple[list[int], int]:
+def sampled_batches(n_rows: int, batch_size: int, count: int) -> tuple[list[int], int]:
     """Indices of `count` batches, one from the middle of each equal stretch of the split's batches; the total."""
     total = math.ceil(n_rows / batch_size)
     count = min(count, total)
@@ -252,7 +252,7 @@ def measure_dataset(name: str, config: dict, args: argparse.Namespace, root: Pat
         "f": write_part(pd.concat([h.iloc[: len(h) // 2] for h in halves.values()] + [test]), full["meta"], root, "f"),
         "2f": write_part(pd.concat([*halves.values(), test]), full["meta"], root, "2f"),
     }
-    chosen, n_batches = test_batches(len(test), hp["batch_size"], args.analysis_batches)
+    chosen, n_batches = sampled_batches(len(test), hp["batch_size"], args.analysis_batches)
     bs = hp["batch_size"]
     sample_rows = pd.concat([test.iloc[i * bs : (i + 1) * bs] for i in chosen])
     sample = write_part(sample_rows, full["meta"], root, "sample")
@@ -313,7 +313,7 @@ def report(label: str, rows: list[dict]) -> None:
 
 def grid_summary(costs: pd.DataFrame, cores: list[int]) -> None:
     costs = costs.assign(cpu_h=costs["jobs"] * costs["runtime_s"] / 3600)
-    print("\nCPU-hours of the grid per stage and dataset (1 thread per job)")
+    print("\nCPU-hours of the grid per stage and dataset (1 thread per job; tables, figures and A&Z are minutes)")
     print(costs.pivot_table(index="dataset", columns="rule", values="cpu_h", aggfunc="sum", margins=True).round(2).to_string())
     total, longest = costs["cpu_h"].sum(), costs.loc[costs["runtime_s"].idxmax()]
     where = f"{longest['rule']} {longest['dataset']} {longest['model']}"

@@ -16,11 +16,11 @@ def cost():
 
 
 def test_the_timed_batches_span_the_sorted_split(cost):
-    chosen, total = cost.test_batches(n_rows=1726, batch_size=32, count=6)
+    chosen, total = cost.sampled_batches(n_rows=1726, batch_size=32, count=6)
     assert total == 54 and len(chosen) == 6
     stretch = total / 6
     assert all(j * stretch <= b < (j + 1) * stretch for j, b in enumerate(chosen))  # one per equal stretch
-    assert cost.test_batches(n_rows=64, batch_size=32, count=8) == ([0, 1], 2)
+    assert cost.sampled_batches(n_rows=64, batch_size=32, count=8) == ([0, 1], 2)
 
 
 def test_training_cost_keeps_the_fixed_and_data_costs(cost):
