@@ -1,191 +1,470 @@
-"""Predict the cost of the paper grid (`config/paper.yaml`) from a few measured batches per dataset.
+"""Predict the cost of every job of the paper grid (`config/paper.yaml`) by running the jobs' own functions on parts
+of each dataset, compare it with the workflow's job logs, and write the cluster resources table.
 
-    PYTHONPATH=src python benchmarks/paper_grid_cost.py [--raw-dir ../shared/data] [--datasets sst imdb]
-        [--batches 8] [--test-sample 64] [--cores 8] [--threads 1] [--configfile config/paper.yaml]
+    PYTHONPATH=src python benchmarks/paper_grid_cost.py [--datasets sst imdb] [--fraction 0.05]
+        [--analysis-batches 8] [--cores 8 32] [--threads 1] [--configfile config/paper.yaml]
+        [--predictions costs.csv | --from-predictions costs.csv] [--measured logs ...]
+        [--write-resources workflow/resources.tsv]
 
-For every dataset of the grid whose raw data is available it preprocesses the data (timed in full), then times one
-training epoch of every encoder x attention on `--batches` batches of the train split (the dev split scaled down
-in proportion), the J&W analyses (importance, permutation, adversary) on `--test-sample` test instances, and,
-for W&P's datasets, one epoch of each W&P run type. Per-batch and per-instance costs are scaled to the full
-splits, the registry's epochs and the config's seeds, lambdas and adversary epochs (80 epochs: no early stop, an
-upper bound). Prints CPU-hours per dataset and stage, and the predicted wall time on `--cores` cores (total / cores,
-but never less than the longest single job). A measurement, not a test: run it on a quiet machine.
+Every measured job kind runs in a fresh child process (its peak RSS is the child's own `ru_maxrss`, as in a job):
+- preprocess: the whole dataset, timed as is.
+- train (per encoder), wp_train (the base BiLSTM, the costliest variant) and wp_adversary (per lambda, all
+  `wp.adversary.max_epochs` epochs: patience may stop it earlier, so an upper bound): the job function itself on
+  `--fraction` (at least 20 batches, at most 1/4) of the train and dev splits with the whole test split, three
+  times (1 epoch on f, 2 epochs on f, 1 epoch on 2f) after an untimed first run whose extra time (first calls)
+  goes into the fixed cost. With wall(E, f) = F + f D + E f P these give the per-epoch cost P (training and the
+  dev evaluation), the per-job cost that scales with the data D (W&P's stored predictions) and the fixed cost F
+  (reading the data, building the model, scoring the test split, writing the run): job = F + D + epochs x P.
+  The old epoch slope dropped F.
+- analyze (per encoder) and wp_jw_adversary: the job function on `--analysis-batches` whole batches of the test
+  split in its length-sorted order, one from the middle of each equal stretch of the batches (so the sample
+  spans the length range as the job does), the erasure tests included when the config enables them; scaled by
+  the number of batches after the fixed cost (loading the model and the data). A pass over the longest batch
+  alone, first, puts its memory into the peak and keeps first calls out of the timing; the tables the job
+  accumulates over the whole split are added to the peak.
+Peak RSS reads 10-15% low against the jobs' logs (SST BiLSTM: 754 against 860 MiB training, 1041 against 1199
+analysing; probably a job's many more batches fragmenting memory); the resources table's 1.5x headroom covers it.
+Every job also pays its imports (torch and the libraries; preprocessing: pandas), timed in fresh processes and added.
+Prints per job kind and dataset the predicted seconds and peak RSS, CPU-hours per stage and dataset for the whole
+grid, its wall time on each of `--cores`, and the longest job. `--measured DIR...` reads the workflow's job logs
+(`job usage: wall W s, cpu C s, max rss M MiB`, last line of each logs/<stage>/... file) and prints each job's
+time and memory beside the prediction of its kind; `--write-resources PATH` merges both into the cluster resources
+table (per kind, the max over its jobs; measured rows win over predicted ones; rows of other kinds are kept):
+give it the logs of a full-scale run of the paper grid only, since a reduced run's (config/paper_quick.yaml, a
+default grid) would shrink the paper grid's requests.
+`--datasets` with no name measures nothing (only the logs, or `--from-predictions`). Run on a quiet machine.
 """
 
 import argparse
+import dataclasses
+import math
+import multiprocessing
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-import torch
 import yaml
 
-from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
-from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
-from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier, donor_outputs
-from attnexp.analyses.wp.settings import VARIANTS
+from attnexp import paths
 from attnexp.config import PACKAGED_SCHEMA, validate_config
-from attnexp.data.preprocess import preprocess, split_frame
 from attnexp.datasets import get_dataset, policy
 from attnexp.datasets.acquire import missing_data
-from attnexp.models.settings import FitSettings
-from attnexp.models.train import Classification, fit, model_from_options
-from attnexp.pipeline.settings import analysis_settings, fit_settings, resolved, wp_settings
+from attnexp.pipeline.resources import SYNTHETIC, Cost, ResourceTable, job_usages
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA = PACKAGED_SCHEMA
-QUIET = lambda _: None  # noqa: E731
+KEEP_MODEL = {"encoder", "hf_model"}  # wildcards whose value keeps a row of its own; others: the max over them
+MIN_BATCHES = 20  # train batches per timed epoch at least (fewer: the differences between runs are noise)
+JOB_IMPORTS = "torch, pandas, pyarrow.parquet, scipy.stats, sklearn.metrics"  # what the model jobs load
+STAGES = ("preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_adversary")
 
 
-def timed(function: Callable[[], object]) -> float:
+# --- child processes: one per measured job kind, so that each peak RSS is that job's alone ---
+
+
+def _child(queue, function, args, threads):
+    import snakemake.script  # noqa: F401 - a workflow script's process has it loaded too
+    import torch
+
+    torch.set_num_threads(threads)
+    result = function(*args)
+    result["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    queue.put(result)
+
+
+def in_child(function, *args, threads: int = 1) -> dict:
+    """`function(*args)` (a dict of seconds) in a fresh process, with that process's peak RSS (MiB) added."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=_child, args=(queue, function, args, threads))
+    process.start()
+    result = queue.get()
+    process.join()
+    if process.exitcode:
+        raise RuntimeError(f"{function.__name__}{args[:3]} failed (exit {process.exitcode})")
+    return result
+
+
+def import_seconds(modules: str) -> float:
+    """What a job pays before its work and a child here does not: importing `modules` (in a job's log time they
+    load inside the job function); the fastest of three fresh processes, less the interpreter's start."""
+
+    def seconds(code: str) -> float:
+        return min(timed(lambda: subprocess.run([sys.executable, "-c", code], check=True)) for _ in range(3))
+
+    return max(seconds(f"import {modules}") - seconds("pass"), 0.0)
+
+
+def files(pattern: dict, root: Path, **wildcards) -> dict:
+    return {k: str(root / v.format(**wildcards)) for k, v in pattern.items()}
+
+
+def timed(function) -> float:
     start = time.perf_counter()
     function()
     return time.perf_counter() - start
 
 
-def subsample(instances: pd.DataFrame, fraction: float, test_rows: int) -> pd.DataFrame:
-    """The same fraction of the train and dev splits (a training epoch's work scales with both) and a few test
-    rows (fit scores the test split once at the end)."""
-    parts = [split_frame(instances, s).sample(frac=fraction, random_state=0) for s in ("train", "dev")]
-    return pd.concat([*parts, split_frame(instances, "test").head(test_rows)])
+def measure_preprocess(config: dict, name: str, root: str) -> dict:
+    from attnexp.data.preprocess import preprocess, write_preprocessed
+
+    start = time.perf_counter()
+    spec, prep = get_dataset(name), config["preprocessing"]
+    raw = policy.raw_dir(spec, config["data"], REPO)
+    instances, meta = preprocess(spec, raw, prep["vocab_fit_on"], prep["implicit_extremes"], config["data"]["user_files"])
+    out = files(paths.preprocessed_files(), Path(root), dataset=name)
+    write_preprocessed(instances, meta, out["instances"], out["meta"])
+    return {"seconds": time.perf_counter() - start}
 
 
-def epoch_seconds(train: Callable[[pd.DataFrame], object], instances: pd.DataFrame, fraction: float) -> float:
-    """Seconds of one full epoch: the slope between epochs on `fraction` and on 2 x `fraction` of the data, so
-    that fixed costs (warm-up, optimiser set-up, copying the best weights) are not scaled up with the epoch.
+def measure_training(config: dict, kind: str, name: str, model: str, root: str, parts: dict) -> dict:
+    """The three timed runs of one training job kind ("train", "wp_train", "wp_adversary") on the subsampled
+    datasets `parts` (fraction -> preprocessed files)."""
+    from attnexp.pipeline.settings import TrainSettings, WPRunSettings
+    from attnexp.pipeline.train import run_train
+    from attnexp.pipeline.wp import run_wp_adversary, run_wp_train
 
-    Each size is timed twice and the faster run kept. Where the two sizes differ too little for a slope (it would
-    put more than half of the larger run in fixed costs: noise on short runs), the larger run scaled up is used,
-    an upper bound, rather than a slope near zero."""
-    small, large = (
-        min(timed(lambda f=f: train(subsample(instances, f, test_rows=8))) for _ in range(2)) for f in (fraction, 2 * fraction)
-    )
-    slope, scaled = (large - small) / fraction, large / (2 * fraction)
-    return slope if slope > 0.5 * scaled else scaled
+    def settings(epochs: int):
+        if kind == "train":
+            s = TrainSettings.from_config(config, dataset=name, encoder=model, attention=config["attentions"][0], seed=0)
+        else:
+            seed = config["wp"]["base_seed"]
+            if kind == "wp_train":
+                s = WPRunSettings.from_config(config, dataset=name, seed=seed, variant="base")
+            else:
+                lam = config["wp"]["lambdas"].get(name, config["wp"]["lambdas"]["default"])[0]
+                s = WPRunSettings.from_config(config, dataset=name, seed=seed, lam=lam)
+                schedule = dataclasses.replace(s.wp.adversary, max_epochs=epochs)
+                s = dataclasses.replace(s, wp=dataclasses.replace(s.wp, adversary=schedule))
+        fit = dataclasses.replace(s.fit, epochs=epochs)
+        return dataclasses.replace(s, fit=fit, hyperparameters={**s.hyperparameters, "epochs": epochs})
+
+    def run(epochs: int, fraction: str) -> float:
+        out = Path(root) / f"{kind}-{model}-{epochs}-{fraction}"
+        inputs = parts[fraction]
+        if kind == "train":
+            outputs = files(paths.model_files(), out, dataset=name, encoder=model, attention="a", seed=0)
+            job = run_train
+        else:
+            outputs = files(paths.wp_run_files(), out, dataset=name, variant="v", seed=0)
+            if kind == "wp_adversary":
+                inputs = {**inputs, **{f"base_{k}": v for k, v in parts["base"].items()}}
+            job = run_wp_adversary if kind == "wp_adversary" else run_wp_train
+        return timed(lambda: job(inputs=inputs, outputs=outputs, settings=settings(epochs)))
+
+    warm = run(1, "f")  # the process's first run pays one-time costs (lazy imports, first calls) once: the job's
+    walls = {"e1f": run(1, "f"), "e2f": run(2, "f"), "e1f2": run(1, "2f")}
+    return {**walls, "warm_up": max(warm - walls["e1f"], 0.0)}
 
 
-def row(dataset: str, stage: str, jobs: int, seconds_per_job: float) -> dict:
-    return {"dataset": dataset, "stage": stage, "jobs": jobs, "cpu_s": jobs * seconds_per_job, "longest_s": seconds_per_job}
+def measure_analysis(config: dict, kind: str, name: str, model: str, root: str, sample: dict, longest: dict) -> dict:
+    """One analysis job kind ("analyze", "wp_jw_adversary") on the sampled test batches, then on the longest batch."""
+    import torch
+
+    from attnexp.io import read_parquet
+    from attnexp.models.checkpoint import load_model
+    from attnexp.pipeline.jw import run_analyze
+    from attnexp.pipeline.settings import AnalyzeSettings, WPAnalysisSettings
+    from attnexp.pipeline.wp import run_wp_jw_adversary
+
+    def run(inputs: dict, tag: str) -> tuple[float, dict]:
+        out = Path(root) / f"{kind}-{model}-{tag}"
+        if kind == "analyze":
+            s = AnalyzeSettings.from_config(config, dataset=name, seed=0, encoder=model, attention=config["attentions"][0])
+            outputs = files(
+                {**paths.analysis_files(), **paths.erasure_files()}, out, dataset=name, encoder="e", attention="a", seed=0
+            )
+            return timed(lambda: run_analyze(inputs=inputs, outputs=outputs, settings=s)), outputs
+        s = WPAnalysisSettings.from_config(config, dataset=name, seed=config["wp"]["base_seed"])
+        outputs = {"table": str(out / "jw_adversary.parquet")}
+        out.mkdir(parents=True, exist_ok=True)
+        return timed(lambda: run_wp_jw_adversary(inputs=inputs, outputs=outputs, settings=s)), outputs
+
+    run(longest, "longest")  # first: its memory enters the peak, and the first calls' one-time costs stay out
+    fixed = timed(lambda: (load_model(sample["model"]), read_parquet(sample["instances"]), torch.manual_seed(0)))
+    seconds, outputs = run(sample, "sample")
+    table_bytes = sum(int(read_parquet(p).memory_usage(deep=True).sum()) for p in outputs.values() if str(p).endswith(".parquet"))
+    return {"fixed": fixed, "sample": seconds, "table_bytes": table_bytes}
 
 
-def train_settings(config: dict, hp: dict, seed: int, paper: str = "jw") -> FitSettings:
-    """One epoch of a `paper` run as its job trains it (the configured device resolved here)."""
-    return resolved(fit_settings(config, seed=seed, paper=paper, hyperparameters={**hp, "epochs": 1}))
+# --- the parent: data parts, scaling, the grid ---
 
 
-def measure_dataset(name: str, config: dict, args: argparse.Namespace) -> list[dict]:
-    """Rows (dataset, stage, jobs, cpu_seconds, longest_job_seconds) for one dataset of the grid."""
+def sampled_batches(n_rows: int, batch_size: int, count: int) -> tuple[list[int], int]:
+    """Indices of `count` batches, one from the middle of each equal stretch of the split's batches; the total."""
+    total = math.ceil(n_rows / batch_size)
+    count = min(count, total)
+    return sorted({int((j + 0.5) * total / count) for j in range(count)}), total
+
+
+def write_part(instances: pd.DataFrame, meta_path: str, root: Path, tag: str) -> dict:
+    from attnexp.data.preprocess import write_preprocessed
+    from attnexp.io import read_json
+
+    out = files(paths.preprocessed_files(), root / tag, dataset="d")
+    write_preprocessed(instances.reset_index(drop=True), read_json(meta_path), out["instances"], out["meta"])
+    return out
+
+
+def cost_row(rule, dataset, model, jobs, seconds, rss, detail="") -> dict:
+    return {
+        "rule": rule,
+        "dataset": dataset,
+        "model": model,
+        "jobs": jobs,
+        "runtime_s": seconds,
+        "mem_mib": rss,
+        "detail": detail,
+    }
+
+
+def training_cost(walls: dict, fraction: float, epochs: int) -> tuple[float, str]:
+    """F + D + epochs x P from wall(1, f), wall(2, f), wall(1, 2f) (see the module docstring)."""
+    per_epoch = max(walls["e2f"] - walls["e1f"], 0.0) / fraction
+    data = max(walls["e1f2"] - walls["e1f"] - fraction * per_epoch, 0.0) / fraction
+    fixed = max(walls["e1f"] - fraction * (data + per_epoch), 0.0) + walls["warm_up"]
+    return fixed + data + epochs * per_epoch, f"{per_epoch:.1f} s/epoch x {epochs}, fixed {fixed:.1f} s, data {data:.1f} s"
+
+
+def measure_dataset(name: str, config: dict, args: argparse.Namespace, root: Path) -> list[dict]:
+    """Predicted cost rows (rule, dataset, model, jobs, runtime_s, mem_mib) of one dataset's jobs."""
+    from attnexp.data.preprocess import split_frame
+    from attnexp.io import read_parquet
+
     spec = get_dataset(name)
     hp = policy.hyperparameters(name, config["hyperparameters"])
-    rows: list[dict] = []
-    instances = meta = None
-
-    def run_preprocess() -> None:
-        nonlocal instances, meta
-        prep = config["preprocessing"]
-        raw = policy.raw_dir(spec, config["data"], REPO)
-        instances, meta = preprocess(spec, raw, prep["vocab_fit_on"], prep["implicit_extremes"], config["data"]["user_files"])
-
-    seconds = timed(run_preprocess)
-    rows.append(row(name, "preprocess", 1, seconds))
-    n_train, n_test = meta["sizes"]["train"], meta["sizes"]["test"]
-    fraction = min(0.5, args.batches * hp["batch_size"] / max(n_train, 1))
-    test = split_frame(instances, "test").sample(n=min(args.test_sample, n_test), random_state=0)
-    analysis = resolved(analysis_settings(config, hp["batch_size"]))
-    seeds, epochs = len(config["seeds"]), hp["epochs"]
-    print(f"{name}: train {n_train}, test {n_test}, {fraction:.3f} of train/dev timed, {len(test)} test rows", flush=True)
-
-    for encoder in config["encoders"]:
-        for attention in config["attentions"]:
-            model = model_from_options(meta, encoder, attention, hp, config["model"], seed=0)
-            settings = train_settings(config, hp, 0)
-            epoch = epoch_seconds(lambda rows, m=model, s=settings: fit(m, rows, s, progress=QUIET), instances, fraction)
-            per_test = {
-                "importance": timed(lambda m=model: importance_table(m, test, analysis)),
-                "permutation": timed(lambda m=model: permutation_table(m, test, analysis, torch.Generator().manual_seed(0))),
-                "adversary": timed(lambda m=model: adversary_table(m, test, analysis, seed=1)),
-            }
-            analyse = sum(per_test.values()) * n_test / len(test)
-            label = f"{encoder}-{attention}"
-            print(
-                f"  {label:<14} {epoch:8.1f} s/epoch x {epochs} epochs; analyses {analyse:8.1f} s "
-                + " ".join(f"{k} {v * n_test / len(test):.0f}s" for k, v in per_test.items()),
-                flush=True,
-            )
-            rows += [row(name, "train", seeds, epochs * epoch), row(name, "jw_analyses", seeds, analyse)]
-    if name in config["wp"]["datasets"] and spec.task == "bc":
-        rows += measure_wp(name, config, hp, instances, meta, fraction, analysis, test)
-    return rows
-
-
-def measure_wp(name, config, hp, instances, meta, fraction, analysis, test) -> list[dict]:
-    """W&P's four tests: one epoch of each run type on the same subsample, scaled to the config's grid."""
-    wp = wp_settings(config)
-    settings = train_settings(config, hp, wp.base_seed, paper="wp")
-    model = lambda variant: model_from_options(meta, *VARIANTS[variant], hp, config["model"], wp.base_seed)  # noqa: E731
-    objective = Classification(first_epoch_eligible=True)
-    per_epoch = lambda build: epoch_seconds(lambda rows: fit(build(), rows, settings, objective, QUIET), instances, fraction)  # noqa: E731
-    base = model("base")
-    epoch = {"base": per_epoch(lambda: base)}
-    outputs = {s: donor_outputs(base, split_frame(instances, s)) for s in ("train", "dev", "test")}
-    donor = DonorTable.from_frames(pd.concat(a for _, a in outputs.values()), pd.concat(p for p, _ in outputs.values()))
-    epoch["uniform"] = per_epoch(lambda: model("uniform"))
-    epoch["mlp"] = per_epoch(lambda: model("mlp_trained"))
-    epoch["guided"] = per_epoch(lambda: GuidedClassifier(model("mlp_uniform").config, donor))
-    adversary = AdversaryObjective(lam=1.0, max_epochs=1, patience=1)
-    epoch["adversary"] = epoch_seconds(
-        lambda rows: train_consistent_adversary(model("base"), rows, donor, settings, adversary, QUIET), instances, fraction
-    )
-    jw = timed(lambda: adversary_table(base, test, analysis, seed=1))
-    jw *= len(split_frame(instances, "test")) / len(test)
-    epochs, lambdas = hp["epochs"], len(wp.lambdas_for(name))
-    print("  W&P s/epoch: " + ", ".join(f"{k} {v:.1f}" for k, v in epoch.items()), flush=True)
-    tests = {
-        "wp_test1_uniform": (1, epochs * epoch["uniform"]),
-        "wp_test2_seeds": (len(wp.seeds), epochs * epoch["base"]),
-        "wp_test2_jw_adversary": (wp.jw_adversary_runs, jw),
-        "wp_test3_mlp": (len(wp.guides), epochs * max(epoch["mlp"], epoch["guided"])),
-        "wp_test4_adversary": (lambdas, wp.adversary.max_epochs * epoch["adversary"]),
+    threads = args.threads
+    result = in_child(measure_preprocess, config, name, str(root), threads=threads)
+    rows = [cost_row("preprocess", name, "*", 1, result["seconds"], result["rss_mib"])]
+    report("preprocess", rows)
+    full = files(paths.preprocessed_files(), root, dataset=name)
+    instances = read_parquet(full["instances"])
+    sizes = {s: len(split_frame(instances, s)) for s in ("train", "dev", "test")}
+    fraction = min(0.25, max(args.fraction, MIN_BATCHES * hp["batch_size"] / sizes["train"]))
+    halves = {s: split_frame(instances, s).sample(frac=2 * fraction, random_state=0) for s in ("train", "dev")}
+    test = split_frame(instances, "test")
+    parts = {
+        "f": write_part(pd.concat([h.iloc[: len(h) // 2] for h in halves.values()] + [test]), full["meta"], root, "f"),
+        "2f": write_part(pd.concat([*halves.values(), test]), full["meta"], root, "2f"),
     }
-    return [row(name, "wp_base", 1, epochs * epoch["base"])] + [row(name, s, n, t) for s, (n, t) in tests.items()]
+    chosen, n_batches = sampled_batches(len(test), hp["batch_size"], args.analysis_batches)
+    bs = hp["batch_size"]
+    sample_rows = pd.concat([test.iloc[i * bs : (i + 1) * bs] for i in chosen])
+    sample = write_part(sample_rows, full["meta"], root, "sample")
+    longest = write_part(test.iloc[-bs:], full["meta"], root, "longest")
+    scale = n_batches / len(chosen)
+    print(f"{name}: sizes {sizes}, fraction {fraction} of train/dev, {len(chosen)} of {n_batches} test batches", flush=True)
+    grid = len(config["attentions"]) * len(config["seeds"])
+
+    def analysis_cost(kind: str, model: str, model_file: str, jobs: int) -> dict:
+        inputs = {"model": model_file, **({"instances": sample["instances"]} if kind != "analyze" else sample)}
+        result = in_child(measure_analysis, config, kind, name, model, str(root), inputs, {**inputs, **longest}, threads=threads)
+        seconds = result["fixed"] + max(result["sample"] - result["fixed"], 0.0) * scale
+        rss = result["rss_mib"] + result["table_bytes"] * (scale - 1) / 2**20
+        detail = f"{result['sample']:.1f} s on {len(chosen)} of {n_batches} batches"
+        return cost_row(kind, name, model, jobs, seconds, rss, detail)
+
+    stages = set(args.stages)
+    for encoder in (args.encoders or config["encoders"]) if stages & {"train", "analyze"} else ():
+        start = len(rows)
+        # the analyses need a trained model: the training child writes one
+        walls = in_child(measure_training, config, "train", name, encoder, str(root), parts, threads=threads)
+        seconds, detail = training_cost(walls, fraction, hp["epochs"])
+        if "train" in stages:
+            rows.append(cost_row("train", name, encoder, grid, seconds, walls["rss_mib"], detail))
+        model_file = files(
+            paths.model_files(), root / f"train-{encoder}-1-2f", dataset=name, encoder=encoder, attention="a", seed=0
+        )
+        if "analyze" in stages:
+            rows.append(analysis_cost("analyze", encoder, model_file["model"], grid))
+        report(encoder, rows[start:])
+
+    wp = config["wp"]
+    if name in wp["datasets"] and spec.task == "bc" and stages & {"wp_train", "wp_adversary", "wp_jw_adversary"}:
+        start = len(rows)
+        walls = in_child(measure_training, config, "wp_train", name, "base", str(root), parts, threads=threads)
+        seconds, detail = training_cost(walls, fraction, hp["epochs"])
+        runs = 2 + len(wp["seeds"]) + len(wp["guides"])  # base, uniform, the seeds, one MLP per guide
+        if "wp_train" in stages:
+            rows.append(cost_row("wp_train", name, "*", runs, seconds, walls["rss_mib"], detail))
+        parts["base"] = files(paths.wp_run_files(), root / "wp_train-base-1-2f", dataset=name, variant="v", seed=0)
+        if "wp_adversary" in stages:
+            walls = in_child(measure_training, config, "wp_adversary", name, "*", str(root), parts, threads=threads)
+            seconds, detail = training_cost(walls, fraction, wp["adversary"]["max_epochs"])
+            lambdas = len(wp["lambdas"].get(name, wp["lambdas"]["default"]))
+            rows.append(cost_row("wp_adversary", name, "*", lambdas, seconds, walls["rss_mib"], detail))
+        if "wp_jw_adversary" in stages:
+            rows.append(analysis_cost("wp_jw_adversary", "*", parts["base"]["model"], 1))
+        report("W&P", rows[start:])
+    for r in rows:
+        r["runtime_s"] += args.import_s["preprocess" if r["rule"] == "preprocess" else "torch"]
+    return [r for r in rows if r["rule"] in stages]
+
+
+def report(label: str, rows: list[dict]) -> None:
+    text = "; ".join(f"{r['rule']} {r['runtime_s']:.0f} s, {r['mem_mib']:.0f} MiB ({r['detail']})" for r in rows)
+    print(f"  {label}: {text}", flush=True)
+
+
+def grid_summary(costs: pd.DataFrame, cores: list[int]) -> None:
+    costs = costs.assign(cpu_h=costs["jobs"] * costs["runtime_s"] / 3600)
+    print("\nCPU-hours of the grid per stage and dataset (1 thread per job; tables, figures and A&Z are minutes)")
+    print(costs.pivot_table(index="dataset", columns="rule", values="cpu_h", aggfunc="sum", margins=True).round(2).to_string())
+    total, longest = costs["cpu_h"].sum(), costs.loc[costs["runtime_s"].idxmax()]
+    where = f"{longest['rule']} {longest['dataset']} {longest['model']}"
+    print(f"\ntotal {total:.2f} CPU-hours; longest job {longest['runtime_s'] / 3600:.2f} h ({where})")
+    for n in cores:
+        print(f"predicted wall time on {n} cores: {max(total / n, longest['runtime_s'] / 3600):.2f} h")
+
+
+def measured_jobs(log_dirs: list[str]) -> pd.DataFrame:
+    """One row per finished job of the logs: its rule, dataset (`synthetic` for generated data), model, log,
+    wall and CPU seconds and peak RSS."""
+    records = []
+    for log_dir in log_dirs:
+        for u in job_usages(log_dir):
+            dataset = u.wildcards.get("dataset", "*")
+            if dataset != "*" and get_dataset(dataset).synthetic is not None:
+                dataset = SYNTHETIC
+            model = next((u.wildcards[w] for w in KEEP_MODEL if w in u.wildcards), "*")
+            records.append(
+                {"rule": u.rule, "dataset": dataset, "model": model, "log": os.path.relpath(u.log, log_dir)}
+                | {"wall_s": u.wall_s, "cpu_s": u.cpu_s, "rss_mib": u.rss_mib}
+            )
+    return pd.DataFrame(records, columns=["rule", "dataset", "model", "log", "wall_s", "cpu_s", "rss_mib"])
+
+
+def measured_costs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per rule x dataset x model: the max wall, CPU and RSS over its jobs, and how many."""
+    table = jobs.groupby(["rule", "dataset", "model"], as_index=False)
+    return table.agg(jobs=("wall_s", "size"), wall_s=("wall_s", "max"), cpu_s=("cpu_s", "max"), rss_mib=("rss_mib", "max"))
+
+
+def compare(predicted: pd.DataFrame, jobs: pd.DataFrame) -> None:
+    """Each measured job beside the prediction of its kind; ratio = predicted / measured."""
+    if predicted.empty:
+        return
+    both = jobs.merge(predicted.drop(columns="jobs"), on=["rule", "dataset", "model"])
+    if both.empty:
+        print("\nno measured job matches a predicted one")
+        return
+    both["time_ratio"] = both["runtime_s"] / both["wall_s"]
+    both["mem_ratio"] = both["mem_mib"] / both["rss_mib"]
+    both["within_25%"] = (both["time_ratio"].sub(1).abs() <= 0.25) & (both["mem_ratio"].sub(1).abs() <= 0.25)
+    columns = ["rule", "dataset", "model", "log", "runtime_s", "wall_s", "time_ratio", "mem_mib", "rss_mib", "mem_ratio"]
+    print("\npredicted against measured, per job (ratio = predicted / measured)")
+    print(both[[*columns, "within_25%"]].round(2).to_string(index=False))
+    print(f"{int(both['within_25%'].sum())} of {len(both)} jobs within 25% in time and memory")
+
+
+def provenance() -> str:
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
+    return f"commit {commit or '?'}, {cpu}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d')}"
+
+
+def write_resources(path: Path, predicted: pd.DataFrame, measured: pd.DataFrame, log_dirs: list[str]) -> None:
+    where = provenance()
+    read = f"read {time.strftime('%Y-%m-%d')} at {where.split(',')[0]}"
+    new = [
+        Cost(
+            r.rule,
+            r.dataset,
+            r.model,
+            r.wall_s,
+            r.rss_mib,
+            "measured",
+            f"max of {r.jobs} job logs in {' '.join(log_dirs)} ({read})",
+        )
+        for r in measured.itertuples()
+    ]
+    new += [
+        Cost(r.rule, r.dataset, r.model, r.runtime_s, r.mem_mib, "predicted", f"benchmarks/paper_grid_cost.py; {where}")
+        for r in predicted.itertuples()
+    ]
+    table = ResourceTable.read(path) if path.exists() else ResourceTable([])
+    merged = table.merged(new)
+    merged.write(path)
+    counts = f"{len(measured)} measured, {len(predicted)} predicted"
+    print(f"\nwrote {path}: {len(new)} rows from this run ({counts}), {len(merged.rows)} in all")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configfile", default=str(REPO / "config" / "paper.yaml"))
     parser.add_argument("--raw-dir", default=str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--datasets", nargs="+", help="default: every dataset of the config with local data")
-    parser.add_argument("--batches", type=int, default=8, help="train batches timed per model")
-    parser.add_argument("--test-sample", type=int, default=64, help="test instances timed per analysis")
-    parser.add_argument("--cores", type=int, default=8)
+    parser.add_argument(
+        "--datasets", nargs="*", help="default: every dataset of the config with local data; none: only --measured"
+    )
+    parser.add_argument("--fraction", type=float, default=0.05, help="fraction f of the train and dev splits per timed training")
+    parser.add_argument("--analysis-batches", type=int, default=8, help="test batches timed per analysis job")
+    parser.add_argument("--cores", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES), help="job kinds to measure (default: all)")
+    parser.add_argument("--encoders", nargs="+", help="default: the config's encoders")
+    parser.add_argument("--predictions", help="write the predicted costs to this CSV")
+    parser.add_argument("--from-predictions", help="read predicted costs from this CSV instead of measuring")
+    parser.add_argument(
+        "--measured", nargs="+", default=[], metavar="LOGDIR", help="workflow log folders (logs/) to compare with"
+    )
+    parser.add_argument(
+        "--write-resources", type=Path, metavar="PATH", help="merge into this resources table (workflow/resources.tsv)"
+    )
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    missing = [d for d in args.measured if not Path(d).is_dir()]
+    if missing:
+        parser.error(f"--measured: no such folder: {', '.join(missing)}")
     config = yaml.safe_load(Path(args.configfile).read_text())
     config["data"]["raw_data_dir"] = args.raw_dir
-    config = validate_config(config, SCHEMA)
+    config = validate_config(config, PACKAGED_SCHEMA)
 
-    names = args.datasets or config["datasets"]
-    rows = []
-    for name in names:
-        spec = get_dataset(name)
-        problem = missing_data(spec, policy.raw_dir(spec, config["data"], REPO), config["data"]["user_files"])
-        if problem:
-            print(f"{name}: skipped ({problem.splitlines()[0]})", flush=True)
-            continue
-        rows += measure_dataset(name, config, args)
-
-    table = pd.DataFrame(rows)
-    table["cpu_h"] = table["cpu_s"] / 3600
-    grouped = table.groupby(["dataset", "stage"], sort=False)
-    by_stage = grouped.agg(jobs=("jobs", "sum"), cpu_h=("cpu_h", "sum"), longest_h=("longest_s", "max"))
-    by_stage["longest_h"] /= 3600
-    print("\npredicted CPU-hours of the grid (1 thread per job)")
-    print(by_stage.round(3).to_string())
-    total, longest = table["cpu_h"].sum(), table["longest_s"].max() / 3600
-    print(f"\ntotal {total:.2f} CPU-hours; longest job {longest:.2f} h")
-    print(f"predicted wall time on {args.cores} cores: {max(total / args.cores, longest):.2f} h")
+    if args.from_predictions:
+        predicted = pd.read_csv(args.from_predictions)
+    else:
+        names = config["datasets"] if args.datasets is None else args.datasets
+        rows = []
+        args.import_s = {"preprocess": import_seconds("pandas, pyarrow.parquet"), "torch": import_seconds(JOB_IMPORTS)}
+        print(f"a job's imports: {args.import_s['torch']:.1f} s, preprocessing's {args.import_s['preprocess']:.1f} s", flush=True)
+        with tempfile.TemporaryDirectory(prefix="paper-grid-cost-") as tmp:
+            for name in names:
+                spec = get_dataset(name)
+                problem = missing_data(spec, policy.raw_dir(spec, config["data"], REPO), config["data"]["user_files"])
+                if problem:
+                    print(f"{name}: skipped ({problem.splitlines()[0]})", flush=True)
+                    continue
+                rows += measure_dataset(name, config, args, Path(tmp) / name)
+        predicted = pd.DataFrame(rows, columns=["rule", "dataset", "model", "jobs", "runtime_s", "mem_mib", "detail"])
+        if args.predictions:
+            predicted.to_csv(args.predictions, index=False)
+    if not predicted.empty:
+        print("\npredicted cost per job (1 thread)")
+        print(predicted.round(1).to_string(index=False))
+        grid_summary(predicted, args.cores)
+    jobs = measured_jobs(args.measured)
+    measured = measured_costs(jobs)
+    if args.measured:
+        print(f"\nmeasured: {len(jobs)} finished jobs in {', '.join(args.measured)}")
+        compare(predicted, jobs)
+    if args.write_resources:
+        write_resources(args.write_resources, predicted, measured, args.measured)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ rule synthesize_agreement:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.SynthesizeSettings, family="agreement"),
     script:
@@ -27,7 +27,7 @@ rule linzen_agreement:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.SynthesizeSettings, family="linzen"),
     script:
@@ -51,7 +51,7 @@ rule az_analyse:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
     resources:
-        **RESOURCES["heavy"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("az_analyse", "analysis"),
@@ -70,7 +70,7 @@ rule az_combine:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="az_combine"),
     script:
@@ -91,7 +91,7 @@ rule az_tables:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="az_tables"),
     script:
@@ -115,7 +115,7 @@ rule az_correlation_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="az_correlation_figure"),
     script:
@@ -141,7 +141,7 @@ rule az_cls_maps:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="az_cls_maps"),
     script:

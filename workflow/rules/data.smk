@@ -17,7 +17,7 @@ for _family in FAMILY_FILES:
             "../envs/attnexp.yaml"
         threads: 1
         resources:
-            **RESOURCES["tiny"],
+            **JOB_RESOURCES,
         params:
             settings=settings(job.SynthesizeSettings, family=_family),
         script:
@@ -35,7 +35,7 @@ rule preprocess:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        **RESOURCES["preprocess"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.PreprocessSettings),
     script:
@@ -57,7 +57,7 @@ for _archive in DOWNLOADS:
         conda:
             "../envs/attnexp.yaml"
         resources:
-            **RESOURCES["download"],
+            **JOB_RESOURCES,
         params:
             settings=settings(job.DownloadSettings, archive=_archive),
         script:

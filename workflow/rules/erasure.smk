@@ -21,7 +21,7 @@ rule erasure_tables:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="erasure_tables"),
     script:
@@ -50,7 +50,7 @@ rule erasure_figures:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="erasure_figures"),
     script:

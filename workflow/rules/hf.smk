@@ -15,7 +15,7 @@ rule hf_tokenize:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.HFRunSettings),
     script:
@@ -35,7 +35,7 @@ rule hf_model:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
     resources:
-        **RESOURCES["heavy"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("hf_model", "train"),
@@ -59,7 +59,7 @@ rule hf_az:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
     resources:
-        **RESOURCES["heavy"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("hf_az", "analysis"),
@@ -83,7 +83,7 @@ rule hf_analyze:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
     resources:
-        **RESOURCES["heavy"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("hf_analyze", "analysis"),
@@ -110,7 +110,7 @@ rule hf_correlation_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="az_correlation_figure"),
     script:
@@ -136,7 +136,7 @@ rule hf_cls_maps:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="az_cls_maps"),
     script:

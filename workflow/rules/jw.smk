@@ -15,7 +15,7 @@ rule analyze:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
     resources:
-        **RESOURCES["analysis"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("analyze", "analysis"),
@@ -42,7 +42,7 @@ rule table1:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="table1"),
     script:
@@ -60,7 +60,7 @@ rule table2:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="table2"),
     script:
@@ -77,7 +77,7 @@ rule cross_measure_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="cross_measure_table"),
     script:
@@ -94,7 +94,7 @@ rule rationale_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="rationale_table"),
     script:
@@ -114,7 +114,7 @@ rule dataset_figures:
         "../envs/attnexp.yaml"
     threads: 1
     resources:
-        **RESOURCES["analysis"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="dataset_figures"),
     script:
@@ -141,7 +141,7 @@ rule model_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="model_figure"),
     script:
@@ -160,7 +160,7 @@ rule summary_figures:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="summary_figures"),
     script:
@@ -187,7 +187,7 @@ rule summary_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="summary_figure"),
     script:

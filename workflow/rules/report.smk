@@ -45,7 +45,7 @@ rule paper_comparison:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="paper_comparison"),
     script:

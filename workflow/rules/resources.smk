@@ -1,29 +1,33 @@
-# What a job asks the scheduler for: mem_mb in MB and runtime in minutes (`resources: **RESOURCES["small"]`),
-# threads per kind of job (config `threads`), and gpu=1 on the GPU-capable jobs.
+# What a job asks the scheduler for: runtime (minutes) and mem_mb (MB) from its own measured or predicted cost in
+# workflow/resources.tsv (one row per rule x dataset x model; benchmarks/paper_grid_cost.py --write-resources
+# regenerates it), with headroom and a floor, x `attempt` (1, 2, ...) so that a job killed for time or memory asks
+# for more on resubmission (retries: in profiles/slurm); config `runtime_scale` rescales every runtime for a site's
+# slower or faster cores (attnexp.pipeline.resources). Every rule declares `resources: **JOB_RESOURCES`; threads
+# per kind of job come from config `threads`, and gpu=1 on the GPU-capable jobs.
 from attnexp.datasets import get_dataset
 from attnexp.models.device import effective_threads, gpu_jobs
+from attnexp.pipeline.resources import ResourceTable, request
+
+RESOURCE_TABLE = ResourceTable.read(workflow.source_path("../resources.tsv"))
 
 
-# Generated data is tiny, real corpora (IMDB, SNLI, CNN) need more; `attempt` (1, 2, ...) grows the request
-# on each retry, so a job killed for memory or time succeeds on resubmission (retries: in profiles/slurm).
-def by_data(generated, real):
-    """A request that depends on the {dataset} wildcard's kind of data and grows with each attempt."""
-
-    def request(wildcards, attempt):
-        synthetic = get_dataset(wildcards.dataset).synthetic is not None
-        return (generated if synthetic else real) * attempt
-
-    return request
+def job_request(wildcards, attempt, rulename):
+    """The request (attnexp.pipeline.resources.Request) of the job of `rulename` with these wildcards."""
+    values = dict(wildcards.items())
+    synthetic = (
+        "dataset" in values and get_dataset(values["dataset"]).synthetic is not None
+    )
+    cost = RESOURCE_TABLE.job_cost(rulename, values, synthetic)
+    return request(cost, attempt, config["runtime_scale"])
 
 
-RESOURCES = {
-    "tiny": {"mem_mb": 500, "runtime": 5},  # generators, converters
-    "small": {"mem_mb": 2000, "runtime": 20},  # tables, figures, per-dataset summaries
-    "analysis": {"mem_mb": 2000, "runtime": 60},  # per-model analyses, W&P runs
-    "heavy": {"mem_mb": 3000, "runtime": 120},  # Transformer, consistent adversaries
-    "download": {"mem_mb": 1000, "runtime": 60},
-    "preprocess": {"mem_mb": by_data(1000, 8000), "runtime": by_data(10, 120)},
-    "train": {"mem_mb": by_data(2000, 8000), "runtime": by_data(30, 720)},
+JOB_RESOURCES = {
+    "runtime": lambda wildcards, attempt, rulename: job_request(
+        wildcards, attempt, rulename
+    ).runtime,
+    "mem_mb": lambda wildcards, attempt, rulename: job_request(
+        wildcards, attempt, rulename
+    ).mem_mb,
 }
 
 

@@ -18,7 +18,7 @@ rule train:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
     resources:
-        **RESOURCES["train"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("train", "train"),
@@ -42,7 +42,7 @@ rule train_transformer:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
     resources:
-        **RESOURCES["heavy"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("train_transformer", "train"),

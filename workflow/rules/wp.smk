@@ -14,7 +14,7 @@ rule wp_train:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
     resources:
-        **RESOURCES["analysis"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("wp_train", "train"),
@@ -34,7 +34,7 @@ rule wp_adversary:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
     resources:
-        **RESOURCES["heavy"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("wp_adversary", "train"),
@@ -53,7 +53,7 @@ rule wp_seed_variance:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.WPAnalysisSettings),
     script:
@@ -72,7 +72,7 @@ rule wp_jw_adversary:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
     resources:
-        **RESOURCES["analysis"],
+        **JOB_RESOURCES,
         **GPU,
     params:
         torch_threads=torch_threads("wp_jw_adversary", "analysis"),
@@ -91,7 +91,7 @@ rule wp_adversary_variance:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.WPAnalysisSettings),
     script:
@@ -108,7 +108,7 @@ rule wp_jsd_tvd_points:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.WPAnalysisSettings),
     script:
@@ -129,7 +129,7 @@ rule wp_uniform_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="wp_uniform_table"),
     script:
@@ -146,7 +146,7 @@ rule wp_diagnostic_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="wp_diagnostic_table"),
     script:
@@ -164,7 +164,7 @@ rule wp_adversarial_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="wp_adversarial_table"),
     script:
@@ -187,7 +187,7 @@ rule wp_jsd_tvd_table:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.TableSettings, table="wp_jsd_tvd_table"),
     script:
@@ -222,7 +222,7 @@ rule wp_variance_figures:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="wp_variance_figures"),
     script:
@@ -246,7 +246,7 @@ rule wp_jsd_tvd_figure:
     conda:
         "../envs/attnexp.yaml"
     resources:
-        **RESOURCES["small"],
+        **JOB_RESOURCES,
     params:
         settings=settings(job.FigureSettings, job="wp_jsd_tvd_figure"),
     script:

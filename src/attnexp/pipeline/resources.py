@@ -1,0 +1,207 @@
+"""What a job asks a scheduler for: its runtime and peak memory from one versioned table (workflow/resources.tsv),
+with headroom, a floor, growth on each retry and one site-wide runtime scale (config `runtime_scale`).
+
+The table has one row per rule x dataset x model (the `encoder` or `hf_model` wildcard) and the job's
+cost at one thread: `runtime_s` (wall seconds) and `mem_mib` (peak RSS), with its `source`: `measured` (a job
+log's `job usage` line), `predicted` (benchmarks/paper_grid_cost.py) or `estimate` (scaled by hand from those).
+`rule` is a rule's name or a pattern (`synthesize_*`); `dataset` a name, `synthetic` (any generated dataset) or `*`
+(any other: users' datasets); `model` a name or `*`. A job takes the most specific row of its rule (dataset
+before model), then its rule's `*` row.
+benchmarks/paper_grid_cost.py `--write-resources` regenerates it; import-light, read while the workflow parses.
+"""
+
+import csv
+import fnmatch
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ANY, SYNTHETIC = "*", "synthetic"
+COLUMNS = ("rule", "dataset", "model", "runtime_s", "mem_mib", "source", "note")
+SOURCES = ("measured", "predicted", "estimate")
+MODEL_WILDCARDS = ("encoder", "hf_model")  # the wildcard whose value tells a rule's jobs' costs apart, where one does
+
+RUNTIME_HEADROOM = 2.0  # x the table's seconds: prediction error, a busy node, Snakemake's own start on the node
+MEMORY_HEADROOM = 1.5  # x the table's peak RSS
+RUNTIME_FLOOR_MIN = 10  # minutes: no request below (start-up and imports alone take a while on a shared filesystem)
+MEMORY_FLOOR_MB = 1000  # MB: Python, torch and pandas imported
+MB_PER_MIB = 1.048576
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One row of the table: what one job of `rule` on `dataset` with `model` costs at one thread."""
+
+    rule: str
+    dataset: str
+    model: str
+    runtime_s: float
+    mem_mib: float
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A scheduler request: Snakemake's `runtime` (minutes) and `mem_mb` (MB)."""
+
+    runtime: int
+    mem_mb: int
+
+
+def request(cost: Cost, attempt: int = 1, runtime_scale: float = 1.0) -> Request:
+    """Headroom x the cost (runtime also x `runtime_scale`), at least the floor, x `attempt` (1, 2, ... on retries)."""
+    minutes = max(RUNTIME_FLOOR_MIN, RUNTIME_HEADROOM * runtime_scale * cost.runtime_s / 60)
+    megabytes = max(MEMORY_FLOOR_MB, MEMORY_HEADROOM * cost.mem_mib * MB_PER_MIB)
+    return Request(runtime=math.ceil(minutes) * attempt, mem_mb=math.ceil(megabytes) * attempt)
+
+
+class ResourceTable:
+    """The rows of workflow/resources.tsv, looked up per job."""
+
+    def __init__(self, costs: Iterable[Cost], header: str = "") -> None:
+        self.rows = {(c.rule, c.dataset, c.model): c for c in costs}
+        self.header = header
+
+    @classmethod
+    def read(cls, path: str | Path) -> "ResourceTable":
+        lines = Path(path).read_text().splitlines()
+        header = "\n".join(line for line in lines if line.startswith("#"))
+        records = csv.DictReader((line for line in lines if line and not line.startswith("#")), delimiter="\t")
+        costs = [
+            Cost(**{**r, "runtime_s": float(r["runtime_s"]), "mem_mib": float(r["mem_mib"]), "note": r.get("note") or ""})
+            for r in records
+        ]
+        bad = [c for c in costs if c.source not in SOURCES]
+        if bad:
+            raise ValueError(f"{path}: source must be one of {SOURCES}: {bad[0]}")
+        return cls(costs, header)
+
+    def write(self, path: str | Path) -> None:
+        """The table as TSV after its header comment, rows sorted by rule, dataset, model (atomic)."""
+        path = Path(path)
+        lines = [self.header] if self.header else []
+        lines.append("\t".join(COLUMNS))
+        for key in sorted(self.rows):
+            values = asdict(self.rows[key])
+            values["runtime_s"], values["mem_mib"] = f"{values['runtime_s']:.0f}", f"{values['mem_mib']:.0f}"
+            lines.append("\t".join(str(values[c]) for c in COLUMNS))
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text("\n".join(lines) + "\n")
+        partial.replace(path)
+
+    def cost(self, rule: str, dataset: str | None = None, model: str | None = None, synthetic: bool = False) -> Cost:
+        """The row of one job: its dataset's (else `synthetic` for generated data, else `*`), its model's
+        (else `*`); the rule's `*` row when its dataset has none."""
+        datasets = [d for d in (dataset, SYNTHETIC if synthetic else None, ANY) if d]
+        patterns = sorted({r for r, _, _ in self.rows if r != rule and fnmatch.fnmatchcase(rule, r)}, key=len, reverse=True)
+        for name in [rule, *patterns]:
+            for data in datasets:
+                for kind in (model, ANY):
+                    if kind and (name, data, kind) in self.rows:
+                        return self.rows[(name, data, kind)]
+        raise KeyError(f"workflow/resources.tsv has no row for rule {rule!r} (add one with dataset and model '*')")
+
+    def job_cost(self, rule: str, wildcards: Mapping[str, str], synthetic: bool = False) -> Cost:
+        """The row of the job of `rule` with these wildcards."""
+        model = next((wildcards[w] for w in MODEL_WILDCARDS if w in wildcards), None)
+        return self.cost(rule, wildcards.get("dataset"), model, synthetic)
+
+    def merged(self, costs: Iterable[Cost]) -> "ResourceTable":
+        """This table with `costs` replacing the rows of the same key; a measured row is never replaced by a
+        predicted or estimated one."""
+        rows = dict(self.rows)
+        for c in costs:
+            key = (c.rule, c.dataset, c.model)
+            if key in rows and rows[key].source == "measured" and c.source != "measured":
+                continue
+            rows[key] = c
+        return ResourceTable(rows.values(), self.header)
+
+
+# A job log's path under logs/ (attnexp.paths.log, the rules' `log:`) -> its rule; first match wins.
+_NAME, _SEED = r"(?P<dataset>[^/]+)", r"seed[^/]+"
+LOG_RULES = [
+    (r"raw/synthetic/(?P<family>[^/]+)", "synthesize_{family}"),
+    (r"raw/linzen", "linzen_agreement"),
+    (r"download/(?P<archive>[^/]+)", "download_{archive}"),
+    (rf"preprocess/{_NAME}", "preprocess"),
+    (rf"train/{_NAME}/(?P<encoder>transformer)-[^/]+/{_SEED}", "train_transformer"),
+    (rf"train/{_NAME}/(?P<encoder>[^/-]+)-[^/]+/{_SEED}", "train"),
+    (rf"analyses/{_NAME}/(?P<encoder>[^/-]+)-[^/]+/{_SEED}", "analyze"),
+    (rf"wp/{_NAME}/adversarial/{_SEED}/lambda[^/]+", "wp_adversary"),
+    (rf"wp/{_NAME}/base/{_SEED}/jw_adversary", "wp_jw_adversary"),
+    (rf"wp/{_NAME}/(?P<variant>[^/]+)/{_SEED}", "wp_train"),
+    (rf"wp/{_NAME}/seed_variance", "wp_seed_variance"),
+    (rf"wp/{_NAME}/adv_variance", "wp_adversary_variance"),
+    (rf"wp/{_NAME}/jsd_tvd_points", "wp_jsd_tvd_points"),
+    (rf"wp/{_NAME}/jsd_tvd_table", "wp_jsd_tvd_table"),
+    (rf"wp/{_NAME}/jsd_tvd_figure", "wp_jsd_tvd_figure"),
+    (rf"wp/{_NAME}/(seed|adv)_figures", "wp_variance_figures"),
+    (r"wp/uniform_table", "wp_uniform_table"),
+    (r"wp/diagnostic_table", "wp_diagnostic_table"),
+    (r"wp/adversarial_table", "wp_adversarial_table"),
+    (r"az/combine", "az_combine"),
+    (r"az/tables", "az_tables"),
+    (rf"az/{_NAME}/correlation_figure", "az_correlation_figure"),
+    (rf"az/{_NAME}/cls_maps_{_SEED}", "az_cls_maps"),
+    (rf"az/{_NAME}/{_SEED}", "az_analyse"),
+    (r"tables/jw/table1_datasets", "table1"),
+    (r"tables/jw/table2_kendall", "table2"),
+    (r"tables/jw/cross_measure", "cross_measure_table"),
+    (r"tables/jw/rationale_recovery", "rationale_table"),
+    (r"tables/erasure/tables", "erasure_tables"),
+    (r"tables/comparison/paper_comparison", "paper_comparison"),
+    (r"figures/jw/summary", "summary_figures"),
+    (r"figures/jw/summary/[^/]+/[^/]+", "summary_figure"),
+    (rf"figures/jw/{_NAME}/[^/]+/{_SEED}/[^/]+", "model_figure"),
+    (rf"figures/jw/{_NAME}", "dataset_figures"),
+    (rf"figures/erasure/{_NAME}", "erasure_figures"),
+    (r"report/report", "report"),
+    (r"hf/(?P<hf_model>[^/]+)/preprocessed/(?P<dataset>[^/]+)", "hf_tokenize"),
+    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/{_SEED}/model", "hf_model"),
+    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/{_SEED}/az", "hf_az"),
+    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/{_SEED}/jw", "hf_analyze"),
+    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/correlation_figure", "hf_correlation_figure"),
+    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/cls_maps_{_SEED}", "hf_cls_maps"),
+]
+USAGE = re.compile(r"job usage: wall (?P<wall>[\d.]+) s, cpu (?P<cpu>[\d.]+) s, max rss (?P<rss>[\d.]+) MiB")
+
+
+@dataclass(frozen=True)
+class JobUsage:
+    """One finished job's `job usage` line (attnexp.runlog) and what its log's path says about the job."""
+
+    log: str
+    rule: str
+    wildcards: dict
+    wall_s: float
+    cpu_s: float
+    rss_mib: float
+
+
+def log_rule(relative: str) -> tuple[str, dict] | None:
+    """(rule, wildcards) of a job log's path relative to logs/ (e.g. `train/imdb/lstm-tanh/seed0.log`)."""
+    stem = relative.removesuffix(".log")
+    for pattern, rule in LOG_RULES:
+        match = re.fullmatch(pattern, stem)
+        if match:
+            wildcards = match.groupdict()
+            return rule.format(**wildcards), wildcards
+    return None
+
+
+def job_usages(log_dir: str | Path) -> list[JobUsage]:
+    """Every job log under `log_dir` (a workflow's logs/) that ends with a `job usage` line, i.e. finished."""
+    usages = []
+    for path in sorted(Path(log_dir).rglob("*.log")):
+        found = log_rule(path.relative_to(log_dir).as_posix())
+        lines = path.read_text(errors="replace").splitlines()
+        usage = USAGE.search(lines[-1]) if lines else None
+        if found and usage:
+            rule, wildcards = found
+            wall, cpu, rss = (float(usage[k]) for k in ("wall", "cpu", "rss"))
+            usages.append(JobUsage(str(path), rule, wildcards, wall, cpu, rss))
+    return usages

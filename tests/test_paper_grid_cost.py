@@ -1,0 +1,32 @@
+"""benchmarks/paper_grid_cost.py's arithmetic: the test batches it times and the training cost it predicts."""
+
+import importlib.util
+
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def cost():
+    spec = importlib.util.spec_from_file_location("paper_grid_cost", REPO / "benchmarks/paper_grid_cost.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_timed_batches_span_the_sorted_split(cost):
+    chosen, total = cost.sampled_batches(n_rows=1726, batch_size=32, count=6)
+    assert total == 54 and len(chosen) == 6
+    stretch = total / 6
+    assert all(j * stretch <= b < (j + 1) * stretch for j, b in enumerate(chosen))  # one per equal stretch
+    assert cost.sampled_batches(n_rows=64, batch_size=32, count=8) == ([0, 1], 2)
+
+
+def test_training_cost_keeps_the_fixed_and_data_costs(cost):
+    """wall(E, f) = F + f D + E f P: three walls give back F + D + epochs x P (the epoch slope alone dropped F)."""
+    fixed, data, per_epoch, f = 4.0, 10.0, 100.0, 0.1
+    wall = lambda epochs, fraction: fixed + fraction * data + epochs * fraction * per_epoch  # noqa: E731
+    walls = {"e1f": wall(1, f), "e2f": wall(2, f), "e1f2": wall(1, 2 * f), "warm_up": 1.5}
+    seconds, _ = cost.training_cost(walls, f, epochs=8)
+    assert seconds == pytest.approx(fixed + 1.5 + data + 8 * per_epoch)
