@@ -71,6 +71,8 @@ rule paper_comparison_page:
     localrule: True
     conda:
         "../envs/attnexp.yaml"
+    resources:
+        **JOB_RESOURCES,
     params:
         settings=settings(
             job.ComparisonPageSettings,

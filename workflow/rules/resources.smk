@@ -2,33 +2,15 @@
 # workflow/resources.tsv (one row per rule x dataset x model; benchmarks/paper_grid_cost.py --write-resources
 # regenerates it), with headroom and a floor, x `attempt` (1, 2, ...) so that a job killed for time or memory asks
 # for more on resubmission (retries: in profiles/slurm); config `runtime_scale` rescales every runtime for a site's
-# slower or faster cores (attnexp.pipeline.resources). Every rule declares `resources: **JOB_RESOURCES`; threads
+# slower or faster cores (attnexp.pipeline.resources). All rules declare `**JOB_RESOURCES` as their resources; threads
 # per kind of job come from config `threads`, and gpu=1 on the GPU-capable jobs.
-from attnexp.datasets import get_dataset
 from attnexp.models.device import effective_threads, gpu_jobs
-from attnexp.pipeline.resources import ResourceTable, request
+from attnexp.pipeline.resources import ResourceTable, job_resources
 
-RESOURCE_TABLE = ResourceTable.read(workflow.source_path("../resources.tsv"))
-
-
-def job_request(wildcards, attempt, rulename):
-    """The request (attnexp.pipeline.resources.Request) of the job of `rulename` with these wildcards."""
-    values = dict(wildcards.items())
-    synthetic = (
-        "dataset" in values and get_dataset(values["dataset"]).synthetic is not None
-    )
-    cost = RESOURCE_TABLE.job_cost(rulename, values, synthetic)
-    return request(cost, attempt, config["runtime_scale"])
-
-
-JOB_RESOURCES = {
-    "runtime": lambda wildcards, attempt, rulename: job_request(
-        wildcards, attempt, rulename
-    ).runtime,
-    "mem_mb": lambda wildcards, attempt, rulename: job_request(
-        wildcards, attempt, rulename
-    ).mem_mb,
-}
+JOB_RESOURCES = job_resources(
+    ResourceTable.read(workflow.source_path("../resources.tsv")),
+    config["runtime_scale"],
+)
 
 
 # GPU-capable jobs (training, the J&W and A&Z analyses, the W&P runs) declare `resources: **GPU`: gpu=1 when

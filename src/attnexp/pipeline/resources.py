@@ -58,6 +58,23 @@ def request(cost: Cost, attempt: int = 1, runtime_scale: float = 1.0) -> Request
     return Request(runtime=math.ceil(minutes) * attempt, mem_mb=math.ceil(megabytes) * attempt)
 
 
+def job_resources(table: "ResourceTable", runtime_scale: float = 1.0) -> dict:
+    """Every rule's `resources:`: `runtime` and `mem_mb` as functions of (wildcards, attempt, rulename), the request
+    of the job's row in `table` (generated datasets read their `synthetic` rows)."""
+
+    def job_request(wildcards, attempt: int, rulename: str) -> Request:
+        from attnexp.datasets import get_dataset
+
+        values = dict(wildcards.items())
+        synthetic = "dataset" in values and get_dataset(values["dataset"]).synthetic is not None
+        return request(table.job_cost(rulename, values, synthetic), attempt, runtime_scale)
+
+    return {
+        "runtime": lambda wildcards, attempt, rulename: job_request(wildcards, attempt, rulename).runtime,
+        "mem_mb": lambda wildcards, attempt, rulename: job_request(wildcards, attempt, rulename).mem_mb,
+    }
+
+
 class ResourceTable:
     """The rows of workflow/resources.tsv, looked up per job."""
 
@@ -153,6 +170,7 @@ LOG_RULES = [
     (r"tables/jw/cross_measure", "cross_measure_table"),
     (r"tables/jw/rationale_recovery", "rationale_table"),
     (r"tables/erasure/tables", "erasure_tables"),
+    (r"tables/comparison/paper_comparison_page", "paper_comparison_page"),
     (r"tables/comparison/paper_comparison", "paper_comparison"),
     (r"figures/jw/summary", "summary_figures"),
     (r"figures/jw/summary/[^/]+/[^/]+", "summary_figure"),
