@@ -104,11 +104,14 @@ class AttentionClassifier(ClassifierHead):
         return decode
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
-        """BiLSTM and CNN: the deletions' states from the batch's own run (`models.deletions`, equal up to float
-        rounding); the Average encoder: the model run on the deletions."""
+        """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding); for BC
+        over the CNN and Average encoders, whose deletions are mostly the instance's own states, the attention
+        scores and the head's first layer run once per distinct state (`_decode_table`)."""
         states = deletion_states(self.encoder, self.embed(batch.tokens), batch.lengths)
         if states is None:
             return super().deletion_logits(batch)
+        if self.is_binary and hasattr(states, "table"):
+            return lambda deleted, instance, position: self._decode_table(*states.table(instance, position), deleted)
         question = self.encode(batch).question if not self.is_binary else None
 
         def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
@@ -116,6 +119,15 @@ class AttentionClassifier(ClassifierHead):
             return self.decode(encoded, self.attend(encoded, deleted), deleted)
 
         return logits
+
+    def _decode_table(self, table: torch.Tensor, index: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """BC logits of the states `table[index]` [B, L, H]: the attention scores and the head's first (linear) layer
+        are functions of one state (unconditioned attention), so they run once per table row and are gathered, as
+        `decoder` moves that layer inside the attention average. Equal to `decode` up to float rounding."""
+        scores, projected = self.attention(table[None])[0], table @ self.first_layer.weight.T
+        attention = masked_softmax(scores[index], batch.real_mask)
+        averaged = torch.einsum("bl,blo->bo", attention, projected[index])
+        return self.logits_from_first_layer(averaged + self.first_layer.bias, None, batch, several=False)
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""

@@ -1,8 +1,9 @@
 """Encoder states of single-token deletions without re-running each deletion (leave-one-out, J&W §6.1).
 
-`deletion_states(encoder, embedded, lengths)` gives, for the BiLSTM and the CNN, a function of (instance, position)
-rows returning the states [R, W, H] that `encoder` would give each instance with that token deleted, equal up to
-float rounding (`tests/models/test_deletions.py`); None for encoders without a shortcut (the caller re-runs them).
+`deletion_states(encoder, embedded, lengths)` gives, for the BiLSTM, the CNN and the Average encoder, a function of
+(instance, position) rows returning the states [R, W, H] that `encoder` would give each instance with that token
+deleted, equal up to float rounding (`tests/models/test_deletions.py`); None for other encoders (the caller re-runs
+the model on the deletions).
 
 BiLSTM: deleting token t leaves the forward states before t and the backward states after t unchanged: only the forward
 run from t on (started from the original state at t-1) and the backward run from t down (started from the original
@@ -12,13 +13,14 @@ equal the re-run's up to float rounding.
 
 CNN: a kernel of radius r reads r tokens either side, so only the 2r states around t change; the states before
 them are the instance's own, those after them its own shifted by one. Only those 2r windows are convolved.
+Average: every state is the instance's own (shifted by one after t).
 """
 
 from collections.abc import Callable
 
 import torch
 
-from attnexp.models.encoders import CNNEncoder, LSTMEncoder, real_positions
+from attnexp.models.encoders import AverageEncoder, CNNEncoder, LSTMEncoder, real_positions
 
 
 def _cell(gates_x: torch.Tensor, h: torch.Tensor, c: torch.Tensor, w_hh: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -115,7 +117,8 @@ class CNNDeletions:
         self.hidden, _ = encoder(embedded, lengths)
 
     @torch.no_grad()
-    def __call__(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+    def table(self, instance: torch.Tensor, position: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(table [N, F], index [R, W]): the deletions' states are `table[index]` (past a row's end: a zero row)."""
         (size, width, features), r, device = self.hidden.shape, self.radius, self.hidden.device
         rows, n = len(instance), self.lengths[instance] - 1  # deleted lengths
         # The new states at t - r .. t + r - 1 read the deleted sequence at t - 2r .. t + 2r - 1 (zero outside it).
@@ -135,16 +138,48 @@ class CNNDeletions:
             size * width + torch.arange(rows, device=device)[:, None] * 2 * r + (offset + r).clamp(0, 2 * r - 1),
             instance[:, None] * width + shifted.clamp(max=width - 1),
         )
-        index = index.masked_fill((columns >= n[:, None]) | (shifted >= width), len(table) - 1)
-        return table.index_select(0, index.reshape(-1)).view(rows, -1, features)
+        return table, index.masked_fill((columns >= n[:, None]) | (shifted >= width), len(table) - 1)
+
+    def __call__(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        return gathered(*self.table(instance, position))
+
+
+class AverageDeletions:
+    """The Average encoder's states of single-token deletions: token-wise, so the instance's own states, shifted by
+    one after the deleted token."""
+
+    def __init__(self, encoder: AverageEncoder, embedded: torch.Tensor, lengths: torch.Tensor):
+        self.lengths = lengths.to(embedded.device)
+        self.hidden, _ = encoder(embedded, lengths)
+
+    def table(self, instance: torch.Tensor, position: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(table [N, H], index [R, W]) as `CNNDeletions.table`."""
+        size, width, hidden = self.hidden.shape
+        n = self.lengths[instance] - 1
+        columns = torch.arange(int(n.max()) if len(n) else 0, device=self.hidden.device)[None, :]
+        shifted = columns + (columns >= position[:, None]).long()
+        index = (instance[:, None] * width + shifted.clamp(max=width - 1)).masked_fill(columns >= n[:, None], size * width)
+        return torch.cat([self.hidden.reshape(-1, hidden), self.hidden.new_zeros(1, hidden)]), index
+
+    def __call__(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        return gathered(*self.table(instance, position))
+
+
+def gathered(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """The states `table[index]` [R, W, H]."""
+    return table.index_select(0, index.reshape(-1)).view(*index.shape, table.shape[-1])
 
 
 def deletion_states(
     encoder: torch.nn.Module, embedded: torch.Tensor, lengths: torch.Tensor
 ) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None:
-    """The deletions' states from the batch's own run for the BiLSTM and the CNN; None for other encoders."""
+    """The deletions' states from the batch's own run for J&W's three encoders; None for other encoders. The CNN's
+    and the Average encoder's also have `table(instance, position)`: their states as rows of a table and an index
+    into it, so a function of one state (attention scores, the head's first layer) runs once per table row."""
     if isinstance(encoder, LSTMEncoder):
         return LSTMDeletions(encoder, embedded, lengths)
     if isinstance(encoder, CNNEncoder) and all(conv.kernel_size[0] % 2 for conv in encoder.convs):
         return CNNDeletions(encoder, embedded, lengths)
+    if isinstance(encoder, AverageEncoder):
+        return AverageDeletions(encoder, embedded, lengths)
     return None
