@@ -3,7 +3,8 @@ with headroom, a floor, growth on each retry and one site-wide runtime scale (co
 
 The table has one row per rule x dataset x model (the `encoder` or `hf_model` wildcard) and the job's
 cost at one thread: `runtime_s` (CPU seconds: its wall time on an idle core) and `mem_mib` (peak RSS), with its
-`source`: `measured` (a job log's `job usage` line), `predicted` (benchmarks/paper_grid_cost.py) or `estimate` (scaled by hand from those).
+`source`: `measured` (a job log's `job usage` line), `predicted` (benchmarks/paper_grid_cost.py) or `estimate`
+(scaled by hand from those).
 `rule` is a rule's name or a pattern (`synthesize_*`); `dataset` a name, `synthetic` (any generated dataset) or `*`
 (any other: users' datasets); `model` a name or `*`. A job takes the most specific row of its rule (dataset
 before model), then its rule's `*` row.
