@@ -2,6 +2,7 @@
 
 import importlib.util
 
+import pandas as pd
 import pytest
 
 from tests.conftest import REPO
@@ -30,3 +31,18 @@ def test_training_cost_keeps_the_fixed_and_data_costs(cost):
     walls = {"e1f": wall(1, f), "e2f": wall(2, f), "e1f2": wall(1, 2 * f), "warm_up": 1.5}
     seconds, _ = cost.training_cost(walls, f, epochs=8)
     assert seconds == pytest.approx(fixed + 1.5 + data + 8 * per_epoch)
+
+
+def test_predictions_are_raised_by_the_worst_measured_under_prediction_of_their_kind(cost):
+    predicted = pd.DataFrame(
+        {"rule": ["analyze", "analyze", "train"], "dataset": ["sst", "imdb", "sst"], "model": ["lstm"] * 3}
+        | {"runtime_s": [50.0, 1000.0, 60.0], "mem_mib": [1000.0, 1300.0, 800.0]}
+    )
+    measured = pd.DataFrame(
+        {"rule": ["analyze", "analyze", "train"], "dataset": ["sst", "imdb", "sst"], "model": ["lstm"] * 3}
+        | {"cpu_s": [45.0, 1100.0, 30.0], "rss_mib": [1300.0, 1950.0, 700.0]}
+    )
+    factors = cost.calibration(predicted, measured)
+    assert factors.at["analyze", "memory"] == pytest.approx(1.5) and factors.at["analyze", "time"] == pytest.approx(1.1)
+    assert factors.loc["train"].tolist() == [1.0, 1.0]  # over-predicted: never lowered
+    assert "memory x1.50" in cost.calibrated(factors.loc["analyze"]) and cost.calibrated(factors.loc["train"]) == ""
