@@ -442,6 +442,32 @@ def write_resources(path: Path, predicted: pd.DataFrame, measured: pd.DataFrame,
     print(f"\nwrote {path}: {len(new)} rows from this run ({counts}), {len(merged.rows)} in all")
 
 
+def whole_grid(configfile: str, table_path: Path, cores: list[int]) -> None:
+    """CPU-hours of every job of the config's dry run at its workflow/resources.tsv figure (measured, predicted or
+    estimated: the table's source column says which), per stage and dataset; wall on `cores`; the longest job."""
+    from attnexp.pipeline.resources import ResourceTable, dry_run_jobs
+
+    command = [sys.executable, "-m", "snakemake", "-n", "--quiet", "host", "--configfile", configfile]
+    listing = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True).stdout
+    table, rows = ResourceTable.read(table_path), []
+    for job in dry_run_jobs(listing):
+        dataset = job["wildcards"].get("dataset")
+        synthetic = dataset is not None and get_dataset(dataset).synthetic is not None
+        cost = table.job_cost(job["rule"], job["wildcards"], synthetic)
+        rows.append({"rule": job["rule"], "dataset": dataset or "*", "seconds": cost.runtime_s, "source": cost.source})
+    jobs = pd.DataFrame(rows)
+    hours = jobs.pivot_table(index="dataset", columns="rule", values="seconds", aggfunc="sum", margins=True, margins_name="All")
+    heavy = [c for c in ("preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_adversary") if c in hours]
+    print(f"\nthe whole grid of {configfile}: {len(jobs)} jobs at their {table_path.name} figures, CPU-hours")
+    print((hours[[*heavy, "All"]] / 3600).round(2).fillna(0).to_string())
+    by_source = (jobs.groupby("source")["seconds"].sum() / 3600).round(2).to_dict()
+    total, longest = jobs["seconds"].sum() / 3600, jobs.loc[jobs["seconds"].idxmax()]
+    print(f"total {total:.2f} CPU-hours ({', '.join(f'{k} {v}' for k, v in by_source.items())})")
+    print(f"longest job: {longest['rule']} {longest['dataset']} {longest['seconds'] / 3600:.2f} h")
+    for n in cores:
+        print(f"wall time on {n} cores: at least {max(total / n, longest['seconds'] / 3600):.2f} h")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configfile", default=str(REPO / "config" / "paper.yaml"))
@@ -459,6 +485,12 @@ def main() -> None:
     parser.add_argument("--from-predictions", help="read predicted costs from this CSV instead of measuring")
     parser.add_argument(
         "--measured", nargs="+", default=[], metavar="LOGDIR", help="workflow log folders (logs/) to compare with"
+    )
+    parser.add_argument(
+        "--whole-grid",
+        type=Path,
+        metavar="TABLE",
+        help="print the CPU-hours of every job of --configfile's dry run at this resources table's figures",
     )
     parser.add_argument(
         "--write-resources", type=Path, metavar="PATH", help="merge into this resources table (workflow/resources.tsv)"
@@ -500,6 +532,8 @@ def main() -> None:
         compare(predicted, jobs)
     if args.write_resources:
         write_resources(args.write_resources, predicted, measured, args.measured)
+    if args.whole_grid:
+        whole_grid(args.configfile, args.whole_grid, args.cores)
 
 
 if __name__ == "__main__":

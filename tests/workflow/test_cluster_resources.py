@@ -1,7 +1,6 @@
 """Issue 20 §3: every job of the paper grid asks a cluster for at least 1.5x its predicted or measured time and 1.3x
 its peak memory from workflow/resources.tsv, per dataset and kind of job, and more on each retry."""
 
-import re
 import subprocess
 import sys
 from functools import cache
@@ -9,35 +8,13 @@ from functools import cache
 import pytest
 
 from attnexp.datasets import get_dataset
-from attnexp.pipeline.resources import MB_PER_MIB, ResourceTable, log_rule
+from attnexp.pipeline.resources import MB_PER_MIB, ResourceTable, dry_run_jobs, log_rule
 from tests.conftest import REPO, shared_data_dir
 from tests.workflow.helpers import local_env
 
 HEAVY = {"preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_adversary"}  # per-dataset rows
 TABLE = ResourceTable.read(REPO / "workflow/resources.tsv")
 PAPER = ["--configfile", str(REPO / "config/paper.yaml")]
-
-
-def parse_jobs(output: str) -> list[dict]:
-    """Each job of a dry run with a log (every rule but the targets such as `all`): rule, wildcards, log and the
-    requested runtime (minutes) and mem_mb."""
-    jobs = []
-    for rule, body in re.findall(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", output, flags=re.M):
-        fields = dict(re.findall(r"^    (\w+): (.*)$", body, flags=re.M))
-        if "log" not in fields:
-            continue
-        resources = dict(item.split("=", 1) for item in fields["resources"].split(", "))
-        wildcards = dict(item.split("=", 1) for item in fields["wildcards"].split(", ")) if "wildcards" in fields else {}
-        jobs.append(
-            {
-                "rule": rule,
-                "wildcards": wildcards,
-                "log": fields["log"],
-                "runtime": int(resources["runtime"]),
-                "mem_mb": int(resources["mem_mb"]),
-            }
-        )
-    return jobs
 
 
 @cache
@@ -47,7 +24,7 @@ def paper_jobs() -> tuple[dict, ...]:
     command = [sys.executable, "-m", "snakemake", "-n", "--quiet", "host", *PAPER]
     result = subprocess.run(command, cwd=REPO, env=local_env(), capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
-    return tuple(parse_jobs(result.stdout))
+    return tuple(dry_run_jobs(result.stdout))
 
 
 def table_cost(job: dict):

@@ -224,3 +224,25 @@ def job_usages(log_dir: str | Path) -> list[JobUsage]:
             wall, cpu, rss = (float(usage[k]) for k in ("wall", "cpu", "rss"))
             usages.append(JobUsage(str(path), rule, wildcards, wall, cpu, rss))
     return usages
+
+
+def dry_run_jobs(output: str) -> list[dict]:
+    """Each job of a `snakemake -n --quiet host` listing that has a log (every rule but targets such as `all`): its
+    rule, wildcards, log and requested runtime (minutes) and mem_mb."""
+    jobs = []
+    for rule, body in re.findall(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", output, flags=re.M):
+        fields = dict(re.findall(r"^    (\w+): (.*)$", body, flags=re.M))
+        if "log" not in fields:
+            continue
+        resources = dict(item.split("=", 1) for item in fields["resources"].split(", "))
+        wildcards = dict(item.split("=", 1) for item in fields["wildcards"].split(", ")) if "wildcards" in fields else {}
+        jobs.append(
+            {
+                "rule": rule,
+                "wildcards": wildcards,
+                "log": fields["log"],
+                "runtime": int(resources["runtime"]),
+                "mem_mb": int(resources["mem_mb"]),
+            }
+        )
+    return jobs
