@@ -1,6 +1,8 @@
 """benchmarks/paper_grid_cost.py's arithmetic: the test batches it times and the training cost it predicts."""
 
 import importlib.util
+import re
+import sys
 
 import pandas as pd
 import pytest
@@ -46,3 +48,25 @@ def test_predictions_are_raised_by_the_worst_measured_under_prediction_of_their_
     assert factors.at["analyze", "memory"] == pytest.approx(1.5) and factors.at["analyze", "time"] == pytest.approx(1.1)
     assert factors.loc["train"].tolist() == [1.0, 1.0]  # over-predicted: never lowered
     assert "memory x1.50" in cost.calibrated(factors.loc["analyze"]) and cost.calibrated(factors.loc["train"]) == ""
+
+
+def test_the_readme_whole_grid_command_runs_as_shown():
+    """The README's cost command, typed as shown: every job of config/paper.yaml at its workflow/resources.tsv figure."""
+    import subprocess
+
+    from tests.conftest import shared_data_dir
+    from tests.workflow.helpers import local_env
+
+    if shared_data_dir() is None:
+        pytest.skip("the real datasets (../shared/data) are not available")
+    shown = next(
+        line.strip()
+        for line in (REPO / "README.md").read_text().splitlines()
+        if line.startswith("PYTHONPATH=src python benchmarks/paper_grid_cost.py --datasets --whole-grid")
+    )
+    command = shown.replace("python", sys.executable, 1)
+    result = subprocess.run(command, shell=True, cwd=REPO, env=local_env(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "jobs at their resources.tsv figures, CPU-hours" in result.stdout
+    total = float(re.search(r"^total ([\d.]+) CPU-hours", result.stdout, flags=re.M).group(1))
+    assert total > 1.0 and re.search(r"wall time on 8 cores: at least [\d.]+ h", result.stdout)
