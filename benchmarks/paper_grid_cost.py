@@ -451,10 +451,8 @@ def whole_grid(configfile: str, table_path: Path, cores: list[int]) -> None:
     listing = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True).stdout
     table, rows = ResourceTable.read(table_path), []
     for job in dry_run_jobs(listing):
-        dataset = job["wildcards"].get("dataset")
-        synthetic = dataset is not None and get_dataset(dataset).synthetic is not None
-        cost = table.job_cost(job["rule"], job["wildcards"], synthetic)
-        rows.append({"rule": job["rule"], "dataset": dataset or "*", "seconds": cost.runtime_s, "source": cost.source})
+        cost, dataset = table.job_cost(job["rule"], job["wildcards"]), job["wildcards"].get("dataset", "*")
+        rows.append({"rule": job["rule"], "dataset": dataset, "seconds": cost.runtime_s, "source": cost.source})
     jobs = pd.DataFrame(rows)
     hours = jobs.pivot_table(index="dataset", columns="rule", values="seconds", aggfunc="sum", margins=True, margins_name="All")
     heavy = [c for c in ("preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_adversary") if c in hours]

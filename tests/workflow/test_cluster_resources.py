@@ -7,7 +7,6 @@ from functools import cache
 
 import pytest
 
-from attnexp.datasets import get_dataset
 from attnexp.pipeline.resources import MB_PER_MIB, ResourceTable, dry_run_jobs, log_rule
 from tests.conftest import REPO, shared_data_dir
 from tests.workflow.helpers import local_env
@@ -28,9 +27,7 @@ def paper_jobs() -> tuple[dict, ...]:
 
 
 def table_cost(job: dict):
-    dataset = job["wildcards"].get("dataset")
-    synthetic = dataset is not None and get_dataset(dataset).synthetic is not None
-    return TABLE.job_cost(job["rule"], job["wildcards"], synthetic)
+    return TABLE.job_cost(job["rule"], job["wildcards"])
 
 
 def test_every_job_requests_headroom_over_its_cost():

@@ -20,7 +20,14 @@ from collections.abc import Callable
 
 import torch
 
-from attnexp.models.encoders import AverageEncoder, CNNEncoder, LSTMEncoder, real_positions
+from attnexp.models.encoders import (
+    AverageEncoder,
+    CNNEncoder,
+    LSTMEncoder,
+    padding_mask,
+    real_positions,
+    reversed_positions,
+)
 
 
 def _cell(gates_x: torch.Tensor, h: torch.Tensor, c: torch.Tensor, w_hh: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -83,10 +90,8 @@ class LSTMDeletions:
     def __init__(self, encoder: LSTMEncoder, embedded: torch.Tensor, lengths: torch.Tensor):
         weights = encoder.rnn._flat_weights
         self.lengths = lengths.to(embedded.device)
-        width = embedded.shape[1]
-        positions = torch.arange(width, device=embedded.device)[None, :]
-        self.reverse = torch.where(positions < self.lengths[:, None], self.lengths[:, None] - 1 - positions, positions)
-        flipped = embedded.gather(1, self.reverse[..., None].expand_as(embedded))
+        reverse = reversed_positions(self.lengths, embedded.shape[1])
+        flipped = embedded.gather(1, reverse[..., None].expand_as(embedded))
         self.forward = _Direction(embedded, self.lengths, weights[:4])
         self.backward = _Direction(flipped, self.lengths, weights[4:])  # the backward LSTM reads the flipped sequence
 
@@ -113,7 +118,7 @@ class CNNDeletions:
     def __init__(self, encoder: CNNEncoder, embedded: torch.Tensor, lengths: torch.Tensor):
         self.encoder, self.lengths = encoder, lengths.to(embedded.device)
         self.radius = max((conv.kernel_size[0] - 1) // 2 for conv in encoder.convs)
-        self.embedded = embedded * (torch.arange(embedded.shape[1], device=embedded.device) < self.lengths[:, None])[..., None]
+        self.embedded = embedded * padding_mask(self.lengths, embedded.shape[1])[..., None]  # as the encoder reads it
         self.hidden, _ = encoder(embedded, lengths)
 
     @torch.no_grad()

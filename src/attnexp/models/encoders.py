@@ -11,8 +11,15 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from attnexp.models.names import ENCODERS
 
 
-def _padding_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
+def padding_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
+    """[B, width]: whether each position is inside its sequence ([SOS] and [EOS] included, PAD not)."""
     return torch.arange(width, device=lengths.device)[None, :] < lengths[:, None]
+
+
+def reversed_positions(lengths: torch.Tensor, width: int) -> torch.Tensor:
+    """[B, width] index reversing each sequence within its length (PAD positions stay): an involution."""
+    positions = torch.arange(width, device=lengths.device)[None, :]
+    return torch.where(positions < lengths[:, None], lengths[:, None] - 1 - positions, positions)
 
 
 def real_positions(positions: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -35,9 +42,8 @@ class LSTMEncoder(nn.Module):
     def _padded_forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         size, width, _ = embedded.shape
         lengths = lengths.to(embedded.device)
-        positions = torch.arange(width, device=embedded.device)[None, :]
-        valid = positions < lengths[:, None]
-        reverse = torch.where(valid, lengths[:, None] - 1 - positions, positions)  # an involution
+        valid = padding_mask(lengths, width)
+        reverse = reversed_positions(lengths, width)
         zeros = embedded.new_zeros(1, size, self.rnn.hidden_size)
         weights = self.rnn._flat_weights
 
@@ -70,7 +76,7 @@ class CNNEncoder(nn.Module):
         """Hidden states zeroed under the attention mask ([SOS], [EOS], PAD), and `last` = max-pool over them:
         the authors' EncoderCNN, whose question summary so never sees the markers' states."""
         width = embedded.shape[1]
-        x = (embedded * _padding_mask(lengths, width)[..., None]).transpose(1, 2)
+        x = (embedded * padding_mask(lengths, width)[..., None]).transpose(1, 2)
         hidden = torch.relu(torch.cat([conv(x) for conv in self.convs], dim=1)).transpose(1, 2)
         hidden = hidden * real_positions(torch.arange(width, device=lengths.device)[None, :], lengths)[..., None]
         return hidden, hidden.max(dim=1).values  # ReLU states: the zeros never exceed a real token's
@@ -86,7 +92,7 @@ class AverageEncoder(nn.Module):
         self.output_size = hidden_size
 
     def forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        mask = _padding_mask(lengths, embedded.shape[1])
+        mask = padding_mask(lengths, embedded.shape[1])
         hidden = torch.tanh(self.projection(embedded)) * mask[..., None]
         if self.mean_includes_padding:
             return hidden, torch.tanh(self.projection(embedded)).mean(dim=1)

@@ -64,11 +64,7 @@ def job_resources(table: "ResourceTable", runtime_scale: float = 1.0) -> dict:
     of the job's row in `table` (generated datasets read their `synthetic` rows)."""
 
     def job_request(wildcards, attempt: int, rulename: str) -> Request:
-        from attnexp.datasets import get_dataset
-
-        values = dict(wildcards.items())
-        synthetic = "dataset" in values and get_dataset(values["dataset"]).synthetic is not None
-        return request(table.job_cost(rulename, values, synthetic), attempt, runtime_scale)
+        return request(table.job_cost(rulename, dict(wildcards.items())), attempt, runtime_scale)
 
     return {
         "runtime": lambda wildcards, attempt, rulename: job_request(wildcards, attempt, rulename).runtime,
@@ -122,10 +118,14 @@ class ResourceTable:
                         return self.rows[(name, data, kind)]
         raise KeyError(f"workflow/resources.tsv has no row for rule {rule!r} (add one with dataset and model '*')")
 
-    def job_cost(self, rule: str, wildcards: Mapping[str, str], synthetic: bool = False) -> Cost:
-        """The row of the job of `rule` with these wildcards."""
+    def job_cost(self, rule: str, wildcards: Mapping[str, str]) -> Cost:
+        """The row of the job of `rule` with these wildcards (a generated dataset reads the `synthetic` rows)."""
+        from attnexp.datasets import get_dataset  # here: the workflow reads this module while it parses
+
+        dataset = wildcards.get("dataset")
         model = next((wildcards[w] for w in MODEL_WILDCARDS if w in wildcards), None)
-        return self.cost(rule, wildcards.get("dataset"), model, synthetic)
+        synthetic = dataset is not None and get_dataset(dataset).synthetic is not None
+        return self.cost(rule, dataset, model, synthetic)
 
     def merged(self, costs: Iterable[Cost]) -> "ResourceTable":
         """This table with `costs` replacing the rows of the same key; a measured row is never replaced by a
