@@ -447,7 +447,7 @@ def whole_grid(configfile: str, table_path: Path, cores: list[int]) -> None:
     estimated: the table's source column says which), per stage and dataset; wall on `cores`; the longest job."""
     from attnexp.pipeline.resources import ResourceTable, dry_run_jobs
 
-    command = [sys.executable, "-m", "snakemake", "-n", "--quiet", "host", "--configfile", configfile]
+    command = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--quiet", "host", "--configfile", configfile]  # every job
     listing = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True).stdout
     table, rows = ResourceTable.read(table_path), []
     for job in dry_run_jobs(listing):

@@ -236,7 +236,7 @@ def test_the_one_dataset_command_runs_that_dataset_alone():
     """Issue 23 item 8: `--config datasets='[sst]'` on the paper grid: W&P on SST alone (no IMDB, no 20 News)."""
     if shared_data_dir() is None:
         pytest.skip("the real datasets (../shared/data) are not available")
-    command = [sys.executable, "-m", "snakemake", "-n", "--quiet", "host", "--configfile", "config/paper.yaml"]
+    command = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--quiet", "host", "--configfile", "config/paper.yaml"]
     result = subprocess.run(
         [*command, "--config", "datasets=[sst]"], cwd=REPO, env=local_env(), capture_output=True, text=True, timeout=600
     )

@@ -16,8 +16,9 @@ pytestmark = pytest.mark.slow
 
 
 def planned(*configfiles: str) -> dict[str, int]:
-    """Rule -> job count of a dry run of the report target (every table, figure and the report) from empty results."""
-    command = [sys.executable, "-m", "snakemake", "-n", "report", "--configfile", *configfiles]
+    """Rule -> job count of a dry run of the report target (every table, figure and the report); --forceall: as from an
+    empty results/, whatever a run in this checkout has made."""
+    command = [sys.executable, "-m", "snakemake", "-n", "--forceall", "report", "--configfile", *configfiles]
     result = subprocess.run(
         [*command, "--directory", str(REPO)], cwd=REPO, env=local_env(), capture_output=True, text=True, timeout=600
     )
