@@ -4,6 +4,8 @@ Each maps embeddings [B, L, E] and lengths [B] to hidden states [B, L, H] and a 
 (used only by question encoders). PAD positions never influence the outputs at other positions.
 """
 
+import contextlib
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -25,6 +27,24 @@ def reversed_positions(lengths: torch.Tensor, width: int) -> torch.Tensor:
 def real_positions(positions: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     """Whether each position (broadcast against `lengths[:, None]`) is a real token: not [SOS], [EOS] or PAD."""
     return (positions >= 1) & (positions < lengths[:, None] - 1)
+
+
+@contextlib.contextmanager
+def _cudnn_off():
+    enabled = torch.backends.cudnn.enabled
+    torch.backends.cudnn.enabled = False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.enabled = enabled
+
+
+def rnn_backend(inputs: torch.Tensor, training: bool) -> contextlib.AbstractContextManager:
+    """cuDNN's RNN has no backward pass in eval mode, which the gradient analyses need (a model in eval mode, its
+    input embeddings requiring grad): on a GPU they run torch's own CUDA LSTM kernels, the same function."""
+    if inputs.is_cuda and not training and torch.is_grad_enabled():
+        return _cudnn_off()
+    return contextlib.nullcontext()
 
 
 class LSTMEncoder(nn.Module):
@@ -58,8 +78,10 @@ class LSTMEncoder(nn.Module):
         return hidden, torch.cat([last, backward[:, 0]], dim=-1)
 
     def forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.padded:
-            return self._padded_forward(embedded, lengths)
+        with rnn_backend(embedded, self.training):
+            return self._padded_forward(embedded, lengths) if self.padded else self._packed_forward(embedded, lengths)
+
+    def _packed_forward(self, embedded: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
         output, (h_n, _) = self.rnn(packed)
         hidden, _ = pad_packed_sequence(output, batch_first=True, total_length=embedded.shape[1])
