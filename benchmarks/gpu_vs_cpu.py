@@ -114,12 +114,12 @@ def main() -> None:
             n_test = len(split_frame(instances, "test"))
             analysed = min(args.test_sample or n_test, n_test)
             n_train = len(split_frame(instances, "train"))
+            warm_inputs, _ = part(instances, meta, 0.02, Path(tmp) / f"{dataset}-warm")
             for device in args.devices:
                 fraction = args.cpu_train_fraction if device == "cpu" else 1.0
                 inputs, share = (whole, 1.0) if fraction >= 1 else part(instances, meta, fraction, Path(tmp) / f"{dataset}-part")
                 config = config_for(args.configfile, dataset, device, args.test_sample)
                 for threads in args.cpu_threads if device == "cpu" else [1]:
-                    warm_inputs, _ = part(instances, meta, 0.02, Path(tmp) / f"{dataset}-warm")
                     run_pair(config_for(args.configfile, dataset, device, 20), dataset, warm_inputs, Path(tmp) / "warm", threads)
                     if device.startswith("cuda"):
                         torch.cuda.reset_peak_memory_stats()
