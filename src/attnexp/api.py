@@ -36,7 +36,7 @@ from attnexp.analyses.az import gradient_measure
 from attnexp.analyses.az.run import relevance_and_importance
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
-from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance
+from attnexp.analyses.jw.kendall import computed_pairs, kendall_tau_per_instance
 from attnexp.analyses.jw.settings import AnalysisSettings
 from attnexp.config import PACKAGED_SCHEMA, schema_problems
 from attnexp.data.batching import Batch, collate
@@ -423,7 +423,7 @@ def explain(
     rows = _rows(tokenized, labels=targets)
 
     importance = _quiet(importance_table, model, rows, settings, explain_label=True)
-    pairs = [p for p in PAIRS if "loo" not in PAIRS[p] or settings.bc_loo or not model.is_binary]  # as analyses.jw.run
+    pairs = computed_pairs(loo=settings.bc_loo or not model.is_binary, ig=settings.ig_steps is not None)  # as the job
     taus = kendall_tau_per_instance(importance, pairs)
     explanations = [
         Explanation(

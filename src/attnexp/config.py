@@ -348,6 +348,12 @@ def _contradictions(config: dict) -> list[str]:
             f"config key 'hf.models' is empty, but hf.datasets lists {_short(hf['datasets'])}; add a model under "
             "hf.models, or set hf.datasets: [] to switch the Hugging Face stage off"
         )
+    ig_pairs = [p for p in config.get("figures", {}).get("table_pairs", []) if "ig" in p.split("_")]
+    if ig_pairs and config.get("analyses", {}).get("ig_steps", 1) is None:
+        problems.append(
+            f"config key 'figures.table_pairs' lists {', '.join(ig_pairs)}, but analyses.ig_steps: null computes no "
+            "integrated gradients; remove those pairs, or give analyses.ig_steps a number of steps (the default is 16)"
+        )
     linzen = config.get("az", {}).get("linzen_path")
     if isinstance(linzen, str) and not Path(os.path.expandvars(linzen)).expanduser().exists():
         problems.append(

@@ -167,6 +167,10 @@ def test_an_alias_bomb_gives_a_short_message(tmp_path):
         ({"gpu_jobs": True, "device": "cpu"}, ["config key 'gpu_jobs'", "device: cpu"]),
         ({"hf": {"datasets": ["syn_sentiment"], "models": {}}}, ["config key 'hf.models' is empty", "hf.datasets"]),
         ({"az": {"linzen_path": "no/such/agr_50_mostcommon_10K.tsv"}}, ["config key 'az.linzen_path'", "does not exist"]),
+        (
+            {"analyses": {"ig_steps": None}, "figures": {"table_pairs": ["attn_grad", "attn_ig"]}},
+            ["config key 'figures.table_pairs' lists attn_ig", "analyses.ig_steps: null"],
+        ),
     ],
 )
 def test_contradictory_settings_are_refused(tmp_path, overrides, expected):

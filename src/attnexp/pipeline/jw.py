@@ -26,7 +26,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     from attnexp.analyses.erasure import JW_RANKINGS
     from attnexp.analyses.erasure.instances import erasure_tables
     from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
-    from attnexp.analyses.jw.kendall import PAIRS, kendall_tau_per_instance, summarise_kendall
+    from attnexp.analyses.jw.kendall import computed_pairs, kendall_tau_per_instance, summarise_kendall
     from attnexp.analyses.jw.rationale import rationale_recovery
     from attnexp.data.preprocess import split_frame
     from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
@@ -49,7 +49,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
 
     importance = importance_table(classifier, rows, settings)
     write_parquet(outputs["importance"], importance)
-    pairs = [p for p in PAIRS if "loo" not in PAIRS[p] or settings.bc_loo or not classifier.is_binary]
+    pairs = computed_pairs(loo=settings.bc_loo or not classifier.is_binary, ig=settings.ig_steps is not None)
     taus = kendall_tau_per_instance(importance, pairs)
     write_parquet(outputs["kendall"], taus)
     write_csv(outputs["kendall_summary"], summarise_kendall(taus, meta["classes"], settings.nan_policy, labels))

@@ -140,6 +140,24 @@ def test_same_seed_same_numbers(analysed, tmp_path):
         assert again[key].read_bytes() == outputs[key].read_bytes(), key
 
 
+def test_without_integrated_gradients_the_other_measures_are_unchanged(analysed, tmp_path):
+    """`analyses.ig_steps: null`: the ig column is NaN and drops out of the tau pairs, the erasure rankings and the
+    rationale table; every other measure is the same as with IG."""
+    outputs, _ = analysed
+    files = {key: tmp_path / file for key, file in {**paths.ANALYSIS_FILES, **paths.ERASURE_FILES}.items()}
+    labels = {"dataset": "syn_sentiment", "encoder": "lstm", "attention": "tanh", "seed": "0"}
+    analyse(outputs["importance"].parent.parent, files, labels, settings=replace(SETTINGS, ig_steps=None))
+    with_ig, without = pd.read_parquet(outputs["importance"]), pd.read_parquet(files["importance"])
+    assert without["ig"].map(lambda v: bool(pd.isna(v).all())).all()  # Parquet stores all-NaN lists as nulls
+    pd.testing.assert_frame_equal(with_ig.drop(columns="ig"), without.drop(columns="ig"))
+    assert set(pd.read_parquet(files["kendall"])["pair"]) == {"attn_grad", "attn_loo", "grad_loo"}
+    assert "ig" not in set(pd.read_parquet(files["erasure_input"])["ranking"])
+    assert "ig" not in set(pd.read_csv(files["rationale"])["measure"])
+    for key in ("permutation", "adversary"):
+        assert files[key].read_bytes() == outputs[key].read_bytes(), key
+    assert yaml.safe_load(files["config"].read_text())["settings"]["ig_steps"] is None
+
+
 def test_config_records_every_setting(analysed):
     outputs, _ = analysed
     recorded = yaml.safe_load(outputs["config"].read_text())

@@ -22,8 +22,8 @@ def real_tokens(scores: torch.Tensor, batch: Batch) -> list[list[float]]:
     return [row[1 : int(n) - 1].tolist() for row, n in zip(scores.double().cpu(), batch.lengths.tolist(), strict=True)]
 
 
-def _progress(name: str, done: int, total: int, start: float) -> None:
-    print(f"  {name}: {done}/{total} instances, {time.perf_counter() - start:.1f}s", flush=True)
+def _progress(name: str, done: int, total: int, start: float, detail: str = "") -> None:
+    print(f"  {name}: {done}/{total} instances, {time.perf_counter() - start:.1f}s{detail}", flush=True)
 
 
 def importance_table(
@@ -31,27 +31,41 @@ def importance_table(
 ) -> pd.DataFrame:
     """One row per instance: prediction, attention and the gradient, LOO and IG scores over real tokens. The
     gradient and IG explain the predicted class (QA/NLI; BC: p(positive)), or the rows' `label` with
-    `explain_label`."""
+    `explain_label`. A measure that is not computed (LOO with `bc_loo` false on BC, IG with `ig_steps` null) is NaN.
+    The progress lines give each measure's seconds so far: the papers' (gradient, LOO) apart from IG, ours."""
     run_loo = settings.bc_loo or not model.is_binary
-    parts, start = [], time.perf_counter()
+    parts, start, seconds = [], time.perf_counter(), {"gradient": 0.0, "LOO": 0.0, "IG": 0.0}
+
+    def timed(name: str, function, *args, **kwargs) -> torch.Tensor:
+        began = time.perf_counter()
+        result = function(*args, **kwargs)
+        seconds[name] += time.perf_counter() - began
+        return result
+
     for batch in _batches(model, rows, settings.batch_size):
         with torch.no_grad():
             output = model(batch)
         target = batch.labels if explain_label else None
-        loo = leave_one_out(model, batch, settings.memory_budget_mb) if run_loo else torch.full(batch.tokens.shape, float("nan"))
-        ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb)  # (instance, step) rows
+        skipped = torch.full(batch.tokens.shape, float("nan"))
+        loo = timed("LOO", leave_one_out, model, batch, settings.memory_budget_mb) if run_loo else skipped
+        gradient = timed("gradient", gradient_importance, model, batch, target)
+        ig = skipped
+        if settings.ig_steps is not None:
+            ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb)  # (instance, step) rows
+            ig = timed("IG", integrated_gradients, model, batch, settings.ig_steps, ig_rows, target=target)
         parts.append(
             pd.DataFrame(
                 {
                     **instance_columns(model, batch, output),
                     "attention": real_tokens(output.attention, batch),
-                    "gradient": real_tokens(gradient_importance(model, batch, target), batch),
+                    "gradient": real_tokens(gradient, batch),
                     "loo": real_tokens(loo, batch),
-                    "ig": real_tokens(integrated_gradients(model, batch, settings.ig_steps, ig_rows, target=target), batch),
+                    "ig": real_tokens(ig, batch),
                 }
             )
         )
-        _progress("importance", sum(map(len, parts)), len(rows), start)
+        measures = ", ".join(f"{name} {value:.1f}s" for name, value in seconds.items())
+        _progress("importance", sum(map(len, parts)), len(rows), start, f" ({measures})")
     table = pd.concat(parts, ignore_index=True)
     table["rationale"] = [[int(p) - 1 for p in r] for r in rows["rationale"]]
     return table

@@ -24,6 +24,12 @@ NAN_POLICIES = ("omit", "propagate")
 SIGNIFICANCE = 0.05
 
 
+def computed_pairs(loo: bool, ig: bool) -> list[str]:
+    """The pairs of PAIRS whose measures the job computed (`loo`: LOO was run; `ig`: IG was run)."""
+    skipped = {name for name, run in (("loo", loo), ("ig", ig)) if not run}
+    return [pair for pair, measures in PAIRS.items() if not skipped & set(measures)]
+
+
 def kendall_method(x: np.ndarray, y: np.ndarray, tau: float) -> str:
     """Which p-value scipy's method='auto' computes: exact without ties when n <= 33 or τ is (near) ±1."""
     n = len(x)

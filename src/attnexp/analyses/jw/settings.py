@@ -43,7 +43,7 @@ class AnalysisSettings:
 
     batch_size: int
     permutations: int
-    ig_steps: int
+    ig_steps: int | None  # None: IG not computed (NaN column)
     memory_budget_mb: float
     bc_loo: bool  # quirk: false (the released code skips LOO for BC)
     nan_policy: str  # `analyses.kendall.nan_policy`; quirk: propagate
