@@ -99,6 +99,27 @@ def test_error_summary_names_the_failed_rule_and_its_log_from_the_job_events(tmp
     assert "run the same command again" in summary and str(log) in summary
 
 
+def test_a_run_stopped_by_a_signal_reads_stopped_not_failed(tmp_path):
+    """SIGINT/SIGTERM: Snakemake logs that it terminates on request; with no failed job the summary says STOPPED."""
+    log = tmp_path / "2026-11-23T110210.000001.snakemake.log"
+    none_failed = a_run()
+    none_failed.failed = []
+    for line in (  # as Snakemake 9 logs SIGINT and SIGTERM
+        "Terminating processes on user request, this might take some time.",
+        "Will exit after finishing currently running jobs (scheduler).",
+    ):
+        log.write_text(f"Finished jobid: 3 (Rule: synthesize)\n{line}\n")
+        summary = runsummary.error_summary([str(log)], tmp_path, now=datetime(2026, 11, 23, 11, 2, 40), events=none_failed)
+        assert summary.startswith("== attnexp: STOPPED after 0:00:30 ==") and "FAILED" not in summary
+        assert (
+            "Stopped:  on request (Ctrl-C or SIGTERM); no job failed" in summary
+            and "Run the same command again to resume" in summary
+        )
+    log.write_text("Finished jobid: 3 (Rule: synthesize)\n")
+    summary = runsummary.error_summary([str(log)], tmp_path, events=none_failed)
+    assert "FAILED" in summary and "no job (the workflow itself stopped" in summary
+
+
 def test_a_heartbeat_is_due_every_30_seconds_of_a_long_loop():
     from attnexp.runlog import PROGRESS_SECONDS, Heartbeat
 

@@ -63,6 +63,21 @@ def _logfile(log_path: LogPath) -> str | None:
     return str(log_path) if log_path else None
 
 
+STOP_SIGNALS = "Ctrl-C or SIGTERM"
+# what Snakemake logs when stopped: SIGINT (Ctrl-C) ends the running jobs, SIGTERM lets them finish
+_STOPPED = ("Terminating processes on user request", "Will exit after finishing currently running jobs")
+
+
+def stopped_on_request(log_path: LogPath) -> bool:
+    """Whether Snakemake's log of this run says a signal stopped it (then the run did not fail: it was stopped)."""
+    path = _logfile(log_path)
+    try:
+        text = Path(path).read_text(errors="replace") if path is not None else ""
+    except OSError:
+        return False
+    return any(marker in text for marker in _STOPPED)
+
+
 def wall_time(log_path: LogPath, now: datetime | None = None) -> str:
     """Time since the run started (the start time is in the name of Snakemake's log), as H:MM:SS."""
     match = _STARTED.search(_logfile(log_path) or "")
@@ -188,16 +203,18 @@ def error_summary(
     """The closing summary of a failed run: the failed jobs (rule, dataset, model, seed) with their logs, from
     Snakemake's job events whatever `quiet` hid, what finished, how to resume."""
     events = events or current()
-    lines = [f"== attnexp: FAILED after {wall_time(log_path, now)} =="]
-    for job in events.failed if events else []:
+    failed = events.failed if events else []
+    stopped = not failed and stopped_on_request(log_path)
+    lines = [f"== attnexp: {'STOPPED' if stopped else 'FAILED'} after {wall_time(log_path, now)} =="]
+    for job in failed:
         where = f"  log: {', '.join(job['log'])}" if job["log"] else ""
         lines.append(f"Failed:   {job['rule']}  {labels(job['wildcards'])}".rstrip() + where)
-    if not (events and events.failed):
+    if stopped:
+        lines.append(f"Stopped:  on request ({STOP_SIGNALS}); no job failed")
+    elif not failed:
         lines.append("Failed:   no job (the workflow itself stopped: see the messages above)")
-    lines += [
-        f"Finished: {_ran(events)}; their outputs are kept.",
-        "Fix the cause and run the same command again: only what is missing or incomplete runs.",
-    ]
+    again = "Run the same command again to resume" if stopped else "Fix the cause and run the same command again"
+    lines += [f"Finished: {_ran(events)}; their outputs are kept.", f"{again}: only what is missing or incomplete runs."]
     if _logfile(log_path):
         lines.append(f"Full log: {_logfile(log_path)}")
     return "\n".join(lines)
