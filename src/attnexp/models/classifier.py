@@ -13,7 +13,7 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import build_attention, masked_softmax
-from attnexp.models.deletions import deletion_states
+from attnexp.models.deletions import AverageDeletions, deletion_states
 from attnexp.models.encoders import build_encoder
 from attnexp.models.head import ClassifierHead, Encoded, Output
 
@@ -104,15 +104,17 @@ class AttentionClassifier(ClassifierHead):
         return decode
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
-        """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding); for BC
-        over the CNN and Average encoders, whose deletions are mostly the instance's own states, the attention
-        scores and the head's first layer run once per distinct state (`_decode_table`)."""
+        """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding): the
+        Average encoder's are the instance's own (`_renormalised`); over the CNN's, mostly the instance's own, the
+        attention scores and the head's first layer run once per distinct state (`_decode_table`)."""
         states = deletion_states(self.encoder, self.embed(batch.tokens), batch.lengths)
         if states is None:
             return super().deletion_logits(batch)
-        if self.is_binary and hasattr(states, "table"):
-            return lambda deleted, instance, position: self._decode_table(*states.table(instance, position), deleted)
         question = self.encode(batch).question if not self.is_binary else None
+        if isinstance(states, AverageDeletions):
+            return self._renormalised(states.hidden, question, batch)
+        if hasattr(states, "table"):
+            return lambda deleted, instance, position: self._decode_table(states, instance, position, deleted, question)
 
         def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
             encoded = Encoded(states(instance, position), None if question is None else question[instance])
@@ -120,14 +122,51 @@ class AttentionClassifier(ClassifierHead):
 
         return logits
 
-    def _decode_table(self, table: torch.Tensor, index: torch.Tensor, batch: Batch) -> torch.Tensor:
-        """BC logits of the states `table[index]` [B, L, H]: the attention scores and the head's first (linear) layer
-        are functions of one state (unconditioned attention), so they run once per table row and are gathered, as
-        `decoder` moves that layer inside the attention average. Equal to `decode` up to float rounding."""
-        scores, projected = self.attention(table[None])[0], table @ self.first_layer.weight.T
+    def _renormalised(
+        self, hidden: torch.Tensor, question: torch.Tensor | None, batch: Batch
+    ) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+        """Deletion logits for a token-wise encoder (Average): deleting token t leaves every other state and the
+        question as they were, so the deletion's attention is the instance's own scores softmaxed without t, and
+        its context averages the instance's own states (the head's first layer moved inside, as in `decoder`).
+        The rows of one instance run as one block of a batched matrix product, in the instance's own positions:
+        O(L) states per deletion instead of a gathered copy of them. Equal to `decode` up to float rounding."""
+        scores, projected = self.attention(hidden, question), hidden @ self.first_layer.weight.T
+
+        def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+            rows = torch.arange(len(instance), device=instance.device)
+            kept = batch.real_mask[instance].clone()
+            kept[rows, position] = False
+            attention = masked_softmax(scores[instance], kept)  # [R, W]
+            # rows of one instance (consecutive, as leave_one_out passes them) form one block [U, T, W]
+            blocks, counts = torch.unique_consecutive(instance, return_counts=True)
+            block = torch.repeat_interleave(torch.arange(len(blocks), device=rows.device), counts)
+            slot = rows - torch.repeat_interleave(torch.cumsum(counts, 0) - counts, counts)
+            grouped = attention.new_zeros(len(blocks), int(counts.max()) if len(rows) else 0, attention.shape[1])
+            grouped[block, slot] = attention
+            averaged = torch.bmm(grouped, projected[blocks])[block, slot]  # [R, O]
+            rows_question = None if question is None else question[instance]
+            return self.logits_from_first_layer(averaged + self.first_layer.bias, rows_question, deleted, several=False)
+
+        return logits
+
+    def _decode_table(
+        self, states, instance: torch.Tensor, position: torch.Tensor, batch: Batch, question: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Logits of the deletions (`instance`, `position`) whose states are `table[index]` [R, L, H] (`states.table`).
+        The attention scores and the head's first (linear) layer are functions of one state and, for QA/NLI, of its
+        instance's question, which a deletion leaves unchanged; so they run once per table row and are gathered (the
+        layer moved inside the attention average, as in `decoder`), not once per state of every deletion. Equal to
+        `decode` up to float rounding."""
+        table, index = states.table(instance, position)
+        if question is None:
+            scores = self.attention(table[None])[0]
+        else:  # each row with its own instance's question
+            scores = self.attention(table[:, None, :], question[states.owners(instance)])[:, 0]
+        projected = table @ self.first_layer.weight.T
         attention = masked_softmax(scores[index], batch.real_mask)
         averaged = torch.einsum("bl,blo->bo", attention, projected[index])
-        return self.logits_from_first_layer(averaged + self.first_layer.bias, None, batch, several=False)
+        rows_question = None if question is None else question[instance]
+        return self.logits_from_first_layer(averaged + self.first_layer.bias, rows_question, batch, several=False)
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""

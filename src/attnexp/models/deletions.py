@@ -145,6 +145,18 @@ class CNNDeletions:
         )
         return table, index.masked_fill((columns >= n[:, None]) | (shifted >= width), len(table) - 1)
 
+    def owners(self, instance: torch.Tensor) -> torch.Tensor:
+        """The batch instance each row of `table(instance, ...)` belongs to [N] (the zero row: 0)."""
+        size, width, _ = self.hidden.shape
+        device = self.hidden.device
+        return torch.cat(
+            [
+                torch.arange(size, device=device).repeat_interleave(width),
+                instance.repeat_interleave(2 * self.radius),
+                torch.zeros(1, dtype=torch.long, device=device),
+            ]
+        )
+
     def __call__(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
         return gathered(*self.table(instance, position))
 
