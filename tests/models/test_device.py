@@ -1,6 +1,8 @@
 """The `device` setting: resolution and its errors (CPU machines), and on a CUDA machine a tiny model trained and
 analysed on the GPU agrees with the same run on the CPU."""
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -8,7 +10,7 @@ import torch
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
 from attnexp.errors import ConfigError
 from attnexp.models import device as device_module
-from attnexp.models.device import gpu_jobs, resolve_device
+from attnexp.models.device import ONEDNN_CACHE, gpu_jobs, resolve_device, set_threads
 from attnexp.models.train import build_model, fit
 from attnexp.pipeline.settings import analysis_settings
 from tests.factories import train_settings, validated_config
@@ -87,3 +89,14 @@ def test_training_and_analyses_on_another_device_agree_with_the_cpu(planted_sent
         np.testing.assert_allclose(np.concatenate(cpu_tables[0][column]), np.concatenate(gpu_tables[0][column]), atol=1e-3)
     np.testing.assert_allclose(cpu_tables[1]["median_output_change"], gpu_tables[1]["median_output_change"], atol=1e-3)
     np.testing.assert_allclose(cpu_tables[2]["emax_jsd"], gpu_tables[2]["emax_jsd"], atol=0.05)
+
+
+def test_a_job_turns_onednn_primitive_cache_off_unless_the_environment_sizes_it(monkeypatch):
+    """Length-sorted batches have a new width almost every batch; oneDNN's per-shape cache would only grow."""
+    threads = torch.get_num_threads()
+    monkeypatch.delenv(ONEDNN_CACHE, raising=False)
+    set_threads(threads)
+    assert os.environ[ONEDNN_CACHE] == "0"
+    monkeypatch.setenv(ONEDNN_CACHE, "64")
+    set_threads(threads)
+    assert os.environ[ONEDNN_CACHE] == "64"

@@ -69,8 +69,18 @@ def effective_threads(threads: int, cores: int | None, max_threads: int | None =
     return min([threads, *(c for c in (cores, max_threads) if isinstance(c, int) and c > 0)])
 
 
+ONEDNN_CACHE = "ONEDNN_PRIMITIVE_CACHE_CAPACITY"
+
+
 def set_threads(threads: int) -> None:
-    """Give torch the job's thread count (Snakemake's `threads`); the ONE place jobs set it."""
+    """Give torch the job's thread count (Snakemake's `threads`); the ONE place jobs set it.
+
+    Also turns oneDNN's primitive cache off unless the environment sizes it. On the CPU a convolution keeps one cached
+    primitive per input shape, and length-sorted batches bring a new width almost every batch, so the cache only
+    grows: IMDB's CNN training job peaked at 4.2 GiB. Over 100 of its batches the peak was 3.3 GiB with the cache
+    and 0.8 GiB without it, at the same speed and with the same bytes. oneDNN reads the setting when it makes its
+    first primitive, so setting it here, before a job's first batch, takes effect."""
     import torch
 
+    os.environ.setdefault(ONEDNN_CACHE, "0")
     torch.set_num_threads(max(1, int(threads)))
