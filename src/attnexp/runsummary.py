@@ -200,8 +200,9 @@ def success_summary(
 def error_summary(
     log_path: LogPath, workdir: str | Path = ".", now: datetime | None = None, events: JobEvents | None = None
 ) -> str:
-    """The closing summary of a failed run: the failed jobs (rule, dataset, model, seed) with their logs, from
-    Snakemake's job events whatever `quiet` hid, what finished, how to resume."""
+    """The closing summary of a run that did not finish: the failed jobs (rule, dataset, model, seed) with their logs,
+    from Snakemake's job events whatever `quiet` hid, or STOPPED when a signal ended a run in which no job failed;
+    what finished, how to resume."""
     events = events or current()
     failed = events.failed if events else []
     stopped = not failed and stopped_on_request(log_path)
