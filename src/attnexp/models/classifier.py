@@ -92,14 +92,18 @@ class AttentionClassifier(ClassifierHead):
         """`decode` over fixed states, the head's first (linear) layer moved inside the attention average:
         W (sum_l a_l h_l) + b = sum_l a_l (W h_l) + b. The states are projected once, [B, L, H] -> [B, L, O]
         (O = 1 for BC, H/2 for QA/NLI), so each attention costs an average over O rather than H features.
-        The same function as `decode` up to float rounding."""
+        The bias and, for QA/NLI, the question's projection are the same for every attention, so they are summed
+        once too. The same function as `decode` up to float rounding."""
         layer = self.first_layer
         projected = encoded.hidden @ layer.weight.T
+        offset = layer.bias if self.is_binary else layer.bias + self.query_projection(encoded.question)
 
         def decode(attention: torch.Tensor) -> torch.Tensor:
             several = attention.dim() == 3
             averaged = torch.einsum("bkl,blo->bko" if several else "bl,blo->bo", attention, projected)
-            return self.logits_from_first_layer(averaged + layer.bias, encoded.question, batch, several)
+            if self.is_binary:
+                return (averaged + offset).squeeze(-1)
+            return self.logits_from_combined(averaged + (offset[:, None, :] if several else offset), batch, several)
 
         return decode
 

@@ -80,7 +80,11 @@ class ClassifierHead(nn.Module):
         if self.is_binary:
             return projected.squeeze(-1)
         question = question[:, None, :] if several else question
-        logits = self.output(torch.tanh(projected + self.query_projection(question)))
+        return self.logits_from_combined(projected + self.query_projection(question), batch, several)
+
+    def logits_from_combined(self, combined: torch.Tensor, batch: Batch | None, several: bool) -> torch.Tensor:
+        """QA/NLI: the logits from W1p c + W1q q [B, O] (or [B, K, O]) onwards, non-candidate answers -inf."""
+        logits = self.output(torch.tanh(combined))
         if batch is not None and batch.candidates is not None:
             mask = batch.candidates[:, None, :] if several else batch.candidates
             logits = logits.masked_fill(~mask, float("-inf"))

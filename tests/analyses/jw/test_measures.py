@@ -489,6 +489,34 @@ def test_adversary_matches_eq2_written_from_the_spec(task, encoder, attention, c
         assert float(result.emax_jsd[i]) == pytest.approx(emax, abs=1e-7)
 
 
+@pytest.mark.parametrize(
+    "task, encoder, code_thresholds", [("bc", "lstm", False), ("qa", "cnn", True), ("nli", "average", False)]
+)
+def test_adversarial_gradient_equals_autograd_of_eq2(task, encoder, code_thresholds):
+    """The step's hand-written divergence gradients plus autograd through the decoder give autograd's gradient of
+    the whole loss, with the hinge both active and inactive (lambda large, starts far from and near the original)."""
+    from attnexp.analyses.jw.adversary import adversarial_gradient, adversarial_loss, pair_halves
+
+    model, rows = make_model(task, encoder, "tanh").double(), make_rows(task)
+    batch = collate(rows)
+    settings = adversary_settings(candidates=4, code_thresholds=code_thresholds)
+    with torch.no_grad():
+        output = model(batch)
+        original = model.distribution(output.logits)
+        decode = model.decoder(output.encoded, batch)
+    halves = pair_halves(settings.candidates, torch.float64)
+    for scale in (3.0, 0.01):
+        logits = (scale * initial_logits(batch, settings, torch.Generator().manual_seed(3)).double()).requires_grad_(True)
+        loss = adversarial_loss(model, output.encoded, batch, logits, output.attention, original, settings, halves=halves)
+        (expected,) = torch.autograd.grad(loss.sum(), [logits])
+        actual = adversarial_gradient(model, decode, batch, logits.detach(), output.attention, original, settings, halves)
+        torch.testing.assert_close(actual, expected, atol=1e-9, rtol=1e-7)
+        masked = logits.detach().masked_fill(~batch.real_mask[:, None, :], float("-inf"))
+        again = adversarial_gradient(model, decode, batch, masked, output.attention, original, settings, halves, masked=True)
+        torch.testing.assert_close(again, expected, atol=1e-9, rtol=1e-7)
+        assert (expected * ~batch.real_mask[:, None, :]).abs().sum() == 0
+
+
 def test_adversary_table_does_not_depend_on_the_memory_budget():
     """Random starts are drawn per instance (seeded by seed and instance id): one chunk for all instances and one
     instance per chunk give the same numbers; the starts differ between seeds and between instances."""
