@@ -288,6 +288,59 @@ def test_kendall_tau_equals_scipy(n):
         assert p == pytest.approx(explicit.pvalue, nan_ok=True)
 
 
+def _kendall_cases(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of every kind scipy branches on: tie-free, ties in x, ties in both, identical, reversed, nearly sorted
+    (one discordant pair past 33 tokens), constant, and a NaN."""
+    rows = [
+        (rng.normal(size=n), rng.normal(size=n)),
+        (rng.integers(0, 3, n).astype(float), rng.normal(size=n)),
+        (rng.integers(0, 4, n).astype(float), rng.integers(0, 2, n).astype(float)),
+        (np.arange(n, dtype=float), np.arange(n, dtype=float)),
+        (np.arange(n, dtype=float), -np.arange(n, dtype=float)),
+        (np.arange(n, dtype=float), np.r_[1.0, 0.0, np.arange(2, n)][:n]),
+        (np.ones(n), rng.normal(size=n)),
+        (np.r_[np.nan, rng.normal(size=n - 1)], rng.normal(size=n)),
+    ]
+    return np.stack([x for x, _ in rows]), np.stack([y for _, y in rows])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 33, 34, 60, 128])
+def test_kendall_tau_batch_equals_scipy_row_by_row(n):
+    from attnexp.analyses.jw.kendall import kendall_tau_batch
+
+    x, y = _kendall_cases(n, np.random.default_rng(n))
+    tau, p, exact = kendall_tau_batch(x, y)
+    for row in range(len(x)):
+        expected_tau, expected_p, method = kendall_tau(x[row], y[row])
+        np.testing.assert_allclose(tau[row], expected_tau, rtol=1e-13, atol=0, equal_nan=True)
+        np.testing.assert_allclose(p[row], expected_p, rtol=1e-12, atol=0, equal_nan=True)
+        assert exact[row] == (method == "exact" and not np.isnan(expected_tau)), (n, row)
+
+
+def test_kendall_per_instance_mixes_batched_and_long_vectors():
+    """Instances of several lengths, some past the batched maximum, in their own order: the same table as scipy
+    called per instance."""
+    from attnexp.analyses.jw.kendall import BATCHED_MAX_LENGTH
+
+    rng = np.random.default_rng(5)
+    lengths = [3, 40, 3, BATCHED_MAX_LENGTH + 7, 12, 40, 1, BATCHED_MAX_LENGTH]
+    columns = {
+        name: [rng.integers(0, 5, n).astype(float) if k % 2 else rng.normal(size=n) for k, n in enumerate(lengths)]
+        for name in ("attention", "gradient", "loo")
+    }
+    importance = pd.DataFrame({"instance_id": [f"i{k}" for k in range(len(lengths))], "predicted": [0, 1] * 4, **columns})
+    table = kendall_tau_per_instance(importance, ["attn_grad", "grad_loo"])
+    assert list(table["pair"]) == ["attn_grad"] * 8 + ["grad_loo"] * 8
+    assert list(table["instance_id"]) == list(importance["instance_id"]) * 2
+    for record in table.itertuples():
+        left, right = {"attn_grad": ("attention", "gradient"), "grad_loo": ("gradient", "loo")}[record.pair]
+        row = importance.set_index("instance_id").loc[record.instance_id]
+        tau, p, method = kendall_tau(row[left], row[right])
+        assert record.tau == pytest.approx(tau, rel=1e-13, nan_ok=True)
+        assert record.p_value == pytest.approx(p, rel=1e-12, nan_ok=True)
+        assert record.is_nan == math.isnan(tau) and (record.method == method or math.isnan(tau))
+
+
 def test_kendall_tau_is_nan_for_constant_or_single_token():
     assert math.isnan(kendall_tau([1.0], [2.0])[0])
     assert math.isnan(kendall_tau([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])[0])
