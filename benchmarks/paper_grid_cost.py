@@ -12,10 +12,12 @@ Every measured job kind runs in a fresh child process (its peak RSS is the child
   `wp.adversary.max_epochs` epochs: patience may stop it earlier, so an upper bound): the job function itself on
   `--fraction` (at least 20 batches, at most 1/4) of the train and dev splits with the whole test split, three
   times (1 epoch on f, 2 epochs on f, 1 epoch on 2f) after an untimed first run whose extra time (first calls)
-  goes into the fixed cost. With wall(E, f) = F + f D + E f P these give the per-epoch cost P (training and the
+  goes into the fixed cost. With wall(E, f) = F + f D + E f P they give the per-epoch cost P (training and the
   dev evaluation), the per-job cost that scales with the data D (W&P's stored predictions) and the fixed cost F
   (reading the data, building the model, scoring the test split, writing the run): job = F + D + epochs x P.
-  The old epoch slope dropped F.
+  P is the median of the runs' own epoch times (their timings.json, the 2f epoch halved), over f: the difference
+  wall(2, f) - wall(1, f) it once came from is two noisy walls apart, and the grid multiplies it by up to 100
+  epochs / f (SNLI Average: 0.5 s an epoch from the walls, 1.7 from the epochs; the job's were 1.6).
 - analyze (per encoder) and wp_jw_adversary: the job function on `--analysis-batches` whole batches of the test
   split in its length-sorted order, one from the middle of each equal stretch of the batches (so the sample
   spans the length range as the job does), the erasure tests included when the config enables them; scaled by
@@ -42,6 +44,7 @@ import multiprocessing
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -133,6 +136,7 @@ def measure_preprocess(config: dict, name: str, root: str) -> dict:
 def measure_training(config: dict, kind: str, name: str, model: str, root: str, parts: dict) -> dict:
     """The three timed runs of one training job kind ("train", "wp_train", "wp_adversary") on the subsampled
     datasets `parts` (fraction -> preprocessed files)."""
+    from attnexp.io import read_json
     from attnexp.pipeline.settings import TrainSettings, WPRunSettings
     from attnexp.pipeline.train import run_train
     from attnexp.pipeline.wp import run_wp_adversary, run_wp_train
@@ -163,10 +167,13 @@ def measure_training(config: dict, kind: str, name: str, model: str, root: str, 
             if kind == "wp_adversary":
                 inputs = {**inputs, **{f"base_{k}": v for k, v in parts["base"].items()}}
             job = run_wp_adversary if kind == "wp_adversary" else run_wp_train
-        return timed(lambda: job(inputs=inputs, outputs=outputs, settings=settings(epochs)))
+        wall = timed(lambda: job(inputs=inputs, outputs=outputs, settings=settings(epochs)))
+        epochs_seconds = read_json(outputs["timings"])["seconds_per_epoch"]  # the run's own epoch times
+        return wall, [seconds / (2 if fraction == "2f" else 1) for seconds in epochs_seconds]
 
-    warm = run(1, "f")  # the process's first run pays one-time costs (lazy imports, first calls) once: the job's
-    walls = {"e1f": run(1, "f"), "e2f": run(2, "f"), "e1f2": run(1, "2f")}
+    warm, _ = run(1, "f")  # the process's first run pays one-time costs (lazy imports, first calls) once: the job's
+    (e1f, first), (e2f, both), (e1f2, double) = run(1, "f"), run(2, "f"), run(1, "2f")
+    walls = {"e1f": e1f, "e2f": e2f, "e1f2": e1f2, "epoch_f": statistics.median(first + both + double)}
     return {**walls, "warm_up": max(warm - walls["e1f"], 0.0)}
 
 
@@ -232,8 +239,8 @@ def cost_row(rule, dataset, model, jobs, seconds, rss, detail="") -> dict:
 
 
 def training_cost(walls: dict, fraction: float, epochs: int) -> tuple[float, str]:
-    """F + D + epochs x P from wall(1, f), wall(2, f), wall(1, 2f) (see the module docstring)."""
-    per_epoch = max(walls["e2f"] - walls["e1f"], 0.0) / fraction
+    """F + D + epochs x P from wall(1, f), wall(1, 2f) and the epoch time on f (see the module docstring)."""
+    per_epoch = walls["epoch_f"] / fraction
     data = max(walls["e1f2"] - walls["e1f"] - fraction * per_epoch, 0.0) / fraction
     fixed = max(walls["e1f"] - fraction * (data + per_epoch), 0.0) + walls["warm_up"]
     return fixed + data + epochs * per_epoch, f"{per_epoch:.1f} s/epoch x {epochs}, fixed {fixed:.1f} s, data {data:.1f} s"
