@@ -11,13 +11,14 @@ Every measured job kind runs in a fresh child process (its peak RSS is the child
 - train (per encoder), wp_train (the base BiLSTM, the costliest variant) and wp_adversary (per lambda, all
   `wp.adversary.max_epochs` epochs: patience may stop it earlier, so an upper bound): the job function itself on
   `--fraction` (at least 20 batches, at most 1/4) of the train and dev splits with the whole test split, three
-  times (1 epoch on f, 2 epochs on f, 1 epoch on 2f) after an untimed first run whose extra time (first calls)
-  goes into the fixed cost. With wall(E, f) = F + f D + E f P they give the per-epoch cost P (training and the
-  dev evaluation), the per-job cost that scales with the data D (W&P's stored predictions) and the fixed cost F
-  (reading the data, building the model, scoring the test split, writing the run): job = F + D + epochs x P.
-  P is the median of the runs' own epoch times (their timings.json, the 2f epoch halved), over f: the difference
-  wall(2, f) - wall(1, f) it once came from is two noisy walls apart, and the grid multiplies it by up to 100
-  epochs / f (SNLI Average: 0.5 s an epoch from the walls, 1.7 from the epochs; the job's were 1.6).
+  times (1 epoch on f, 2 epochs on f, 2 epochs on 2f) after an untimed first run whose extra time (first calls)
+  goes into the fixed cost. An epoch on fraction f takes E + f P (training and the dev evaluation): P scales
+  with the data, E does not (SST BiLSTM: about 0.3 s of a 6.4 s epoch, which over f = 0.1 read as 1.4x the
+  epoch). The runs' own second epochs (timings.json) on f and 2f give P and E; with
+  wall(epochs, f) = F + f D + epochs (E + f P) the walls give the per-job cost that scales with the data D (W&P's
+  stored predictions) and the fixed cost F (reading the data, building the model, scoring the test split,
+  writing the run): job = F + D + epochs x (E + P). The epoch's cost once came from wall(2, f) - wall(1, f) over
+  f, which counted E 1/f times and carried two walls' noise.
 - analyze (per encoder) and wp_jw_adversary: the job function on `--analysis-batches` whole batches of the test
   split in its length-sorted order, one from the middle of each equal stretch of the batches (so the sample
   spans the length range as the job does), the erasure tests included when the config enables them; scaled by
@@ -44,7 +45,6 @@ import multiprocessing
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -168,12 +168,12 @@ def measure_training(config: dict, kind: str, name: str, model: str, root: str, 
                 inputs = {**inputs, **{f"base_{k}": v for k, v in parts["base"].items()}}
             job = run_wp_adversary if kind == "wp_adversary" else run_wp_train
         wall = timed(lambda: job(inputs=inputs, outputs=outputs, settings=settings(epochs)))
-        epochs_seconds = read_json(outputs["timings"])["seconds_per_epoch"]  # the run's own epoch times
-        return wall, [seconds / (2 if fraction == "2f" else 1) for seconds in epochs_seconds]
+        return wall, read_json(outputs["timings"])["seconds_per_epoch"]  # the run's own epoch times
 
     warm, _ = run(1, "f")  # the process's first run pays one-time costs (lazy imports, first calls) once: the job's
-    (e1f, first), (e2f, both), (e1f2, double) = run(1, "f"), run(2, "f"), run(1, "2f")
-    walls = {"e1f": e1f, "e2f": e2f, "e1f2": e1f2, "epoch_f": statistics.median(first + both + double)}
+    (e1f, _), (e2f, on_f), (e2f2, on_2f) = run(1, "f"), run(2, "f"), run(2, "2f")
+    # second epochs: a run's first epoch also pays its first calls
+    walls = {"e1f": e1f, "e2f": e2f, "e2f2": e2f2, "epoch_f": on_f[1], "epoch_2f": on_2f[1]}
     return {**walls, "warm_up": max(warm - walls["e1f"], 0.0)}
 
 
@@ -239,11 +239,13 @@ def cost_row(rule, dataset, model, jobs, seconds, rss, detail="") -> dict:
 
 
 def training_cost(walls: dict, fraction: float, epochs: int) -> tuple[float, str]:
-    """F + D + epochs x P from wall(1, f), wall(1, 2f) and the epoch time on f (see the module docstring)."""
-    per_epoch = walls["epoch_f"] / fraction
-    data = max(walls["e1f2"] - walls["e1f"] - fraction * per_epoch, 0.0) / fraction
-    fixed = max(walls["e1f"] - fraction * (data + per_epoch), 0.0) + walls["warm_up"]
-    return fixed + data + epochs * per_epoch, f"{per_epoch:.1f} s/epoch x {epochs}, fixed {fixed:.1f} s, data {data:.1f} s"
+    """F + D + epochs x (E + P) from the walls and the second epochs on f and 2f (see the module docstring)."""
+    per_epoch = max(walls["epoch_2f"] - walls["epoch_f"], 0.0) / fraction  # P: what an epoch spends per data
+    epoch_fixed = max(walls["epoch_f"] - fraction * per_epoch, 0.0)  # E: what it spends whatever the data
+    data = max(walls["e2f2"] - walls["e2f"] - 2 * fraction * per_epoch, 0.0) / fraction
+    fixed = max(walls["e1f"] - fraction * data - epoch_fixed - fraction * per_epoch, 0.0) + walls["warm_up"]
+    epoch = epoch_fixed + per_epoch
+    return fixed + data + epochs * epoch, f"{epoch:.1f} s/epoch x {epochs}, fixed {fixed:.1f} s, data {data:.1f} s"
 
 
 def measure_dataset(name: str, config: dict, args: argparse.Namespace, root: Path) -> list[dict]:

@@ -27,14 +27,15 @@ def test_the_timed_batches_span_the_sorted_split(cost):
 
 
 def test_training_cost_keeps_the_fixed_and_data_costs(cost):
-    """wall(E, f) = F + f D + E f P: two walls and the epoch time on f give back F + D + epochs x P (the epoch slope
-    alone dropped F); the per-epoch cost is the epoch time over f, not a difference of two walls."""
-    fixed, data, per_epoch, f = 4.0, 10.0, 100.0, 0.1
-    wall = lambda epochs, fraction: fixed + fraction * data + epochs * fraction * per_epoch  # noqa: E731
-    walls = {"e1f": wall(1, f), "e2f": wall(2, f) - 3.0, "e1f2": wall(1, 2 * f), "epoch_f": f * per_epoch, "warm_up": 1.5}
-    seconds, detail = cost.training_cost(walls, f, epochs=8)
-    assert seconds == pytest.approx(fixed + 1.5 + data + 8 * per_epoch)  # a noisy wall(2, f) changes nothing
-    assert detail.startswith("100.0 s/epoch x 8")
+    """wall(epochs, f) = F + f D + epochs (E + f P): the walls and the epochs on f and 2f give back
+    F + D + epochs x (E + P); an epoch's fixed part E is counted once, not 1/f times."""
+    fixed, data, per_epoch, epoch_fixed, f = 4.0, 10.0, 100.0, 2.0, 0.1
+    epoch = lambda fraction: epoch_fixed + fraction * per_epoch  # noqa: E731
+    wall = lambda epochs, fraction: fixed + fraction * data + epochs * epoch(fraction)  # noqa: E731
+    walls = {"e1f": wall(1, f), "e2f": wall(2, f), "e2f2": wall(2, 2 * f), "warm_up": 1.5}
+    seconds, detail = cost.training_cost({**walls, "epoch_f": epoch(f), "epoch_2f": epoch(2 * f)}, f, epochs=8)
+    assert seconds == pytest.approx(fixed + 1.5 + data + 8 * (epoch_fixed + per_epoch))
+    assert detail.startswith("102.0 s/epoch x 8")
 
 
 def test_predictions_are_raised_by_the_worst_measured_under_prediction_of_their_kind(cost):
