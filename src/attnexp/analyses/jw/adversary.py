@@ -214,7 +214,6 @@ def adversarial_attention(
         optimizer.step()
 
     with torch.no_grad():
-        real = batch.real_mask[:, None, :]
         candidates = masked_softmax(logits.detach(), real)
         candidate_output = model.distribution(decode(candidates))
         candidate_jsd = jsd(candidates, original_attention[:, None, :])
