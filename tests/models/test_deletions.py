@@ -64,3 +64,42 @@ def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task, encode
     expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
     torch.testing.assert_close(fast, expected, atol=1e-6, rtol=1e-5)
     assert fast[batch.real_mask].abs().max() > 1e-4  # deletions do change the output
+
+
+def _rerun_leave_one_out(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+    """Leave-one-out the slow way: every deletion re-encoded and decoded."""
+    instance, position = batch.real_mask.nonzero(as_tuple=True)
+    part, rows, _ = deletion_batch(batch, instance, position)
+    with torch.no_grad():
+        original, rerun = model.distribution(model(batch).logits), model.distribution(model(part).logits)
+    expected = torch.zeros(batch.tokens.shape)
+    expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
+    return expected
+
+
+@pytest.mark.parametrize("encoder", ["cnn", "average"])
+@pytest.mark.parametrize("task", ["bc", "qa"])
+@pytest.mark.parametrize("margin", ["default", "always direct"])
+def test_spliced_leave_one_out_on_long_rows_and_dominant_tokens(task, encoder, margin, monkeypatch):
+    """The CNN's and Average's deletions splice prefix and suffix sums of the instance's own states around the
+    recomputed ones. Long rows give every deletion states on both sides; scores 10^3 times larger make one token
+    take all the attention, so deleting it leaves kept scores far below the instance's highest (the direct sums)."""
+    import attnexp.models.classifier as classifier
+
+    if margin == "always direct":
+        monkeypatch.setattr(classifier, "UNDERFLOW_MARGIN", float("-inf"))
+    torch.manual_seed(0)
+    classes = 2 if task == "bc" else 4
+    config = ModelConfig(30, classes, task, encoder=encoder, attention="tanh", embedding_dim=8, hidden_size=6, cnn_filters=3)
+    model = AttentionClassifier(config).eval()
+    batch = _batch([40, 5, 23, 3, 31], question=task == "qa")
+    torch.testing.assert_close(leave_one_out(model, batch), _rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
+    with torch.no_grad():
+        model.attention.v.weight.mul_(1e3)
+        scores = model.attention(model.encode(batch).hidden, model.encode(batch).question)
+    gaps = scores.masked_fill(~batch.real_mask, float("-inf")).sort(1, descending=True).values
+    assert ((gaps[:, 0] - gaps[:, 1]) > 2 * classifier.UNDERFLOW_MARGIN).any()  # some instance has one dominant token
+    fast = leave_one_out(model, batch, memory_budget_mb=0.001)
+    expected = _rerun_leave_one_out(model, batch)
+    torch.testing.assert_close(fast, expected, atol=1e-6, rtol=1e-5)
+    assert expected[batch.real_mask].max() > 0.01  # deleting the dominant token moves the output

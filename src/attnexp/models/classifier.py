@@ -13,11 +13,15 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import build_attention, masked_softmax
-from attnexp.models.deletions import AverageDeletions, deletion_states
-from attnexp.models.encoders import build_encoder
+from attnexp.models.deletions import deletion_states
+from attnexp.models.encoders import build_encoder, real_positions
 from attnexp.models.head import ClassifierHead, Encoded, Output
 
 __all__ = ["AttentionClassifier", "Encoded", "ModelConfig", "Output"]
+
+# A deletion whose kept scores all lie this far below its instance's highest is summed directly (`_spliced`): the
+# instance-scaled sums lose terms below e^-87 (float32), negligible only beside a kept term within e^-37 of them.
+UNDERFLOW_MARGIN = 50.0
 
 
 @dataclass(frozen=True)
@@ -108,17 +112,15 @@ class AttentionClassifier(ClassifierHead):
         return decode
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
-        """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding): the
-        Average encoder's are the instance's own (`_renormalised`); over the CNN's, mostly the instance's own, the
-        attention scores and the head's first layer run once per distinct state (`_decode_table`)."""
+        """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding); over the
+        CNN's and the Average encoder's, which are mostly the instance's own, the attention average is spliced
+        from sums over the instance's own states (`_spliced`)."""
         states = deletion_states(self.encoder, self.embed(batch.tokens), batch.lengths)
         if states is None:
             return super().deletion_logits(batch)
         question = self.encode(batch).question if not self.is_binary else None
-        if isinstance(states, AverageDeletions):
-            return self._renormalised(states.hidden, question, batch)
-        if hasattr(states, "table"):
-            return lambda deleted, instance, position: self._decode_table(states, instance, position, deleted, question)
+        if hasattr(states, "new_states"):
+            return self._spliced(states, question, batch)
 
         def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
             encoded = Encoded(states(instance, position), None if question is None else question[instance])
@@ -126,51 +128,60 @@ class AttentionClassifier(ClassifierHead):
 
         return logits
 
-    def _renormalised(
-        self, hidden: torch.Tensor, question: torch.Tensor | None, batch: Batch
+    def _spliced(
+        self, states, question: torch.Tensor | None, batch: Batch
     ) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
-        """Deletion logits for a token-wise encoder (Average): deleting token t leaves every other state and the
-        question as they were, so the deletion's attention is the instance's own scores softmaxed without t, and
-        its context averages the instance's own states (the head's first layer moved inside, as in `decoder`).
-        The rows of one instance run as one block of a batched matrix product, in the instance's own positions:
-        O(L) states per deletion instead of a gathered copy of them. Equal to `decode` up to float rounding."""
-        scores, projected = self.attention(hidden, question), hidden @ self.first_layer.weight.T
+        """Deletion logits when deleting token t changes only the states at t - r .. t + r - 1 (`states.radius` r:
+        the CNN's kernel radius, 0 for Average) and leaves every other state the instance's own, in order.
+
+        The attention-weighted average (the head's first layer moved inside, as in `decoder`) then splits into the
+        instance's own states left of the window, those right of it, and the 2r recomputed ones. The first two are
+        prefix and suffix sums of exp(score) and exp(score) W h, taken once per instance; only the 2r new states
+        are scored per deletion: O(L r O) per instance instead of O(L^2 O) for gathering every deletion's states.
+        Prefix and suffix sums are sums of the instance's own terms, never differences, so nothing cancels. They
+        are scaled to the instance's highest score; a row whose kept scores all lie more than `UNDERFLOW_MARGIN`
+        below it (its terms may have underflowed) is summed directly. Equal to `decode` on the re-encoded
+        deletions up to float rounding (`tests/models/test_deletions.py`)."""
+        layer, hidden, r = self.first_layer, states.hidden, states.radius
+        width = hidden.shape[1]
+        scores = self.attention(hidden, question).masked_fill(~batch.real_mask, float("-inf"))  # [B, W]
+        projected = hidden @ layer.weight.T  # [B, W, O]
+        top = scores.amax(1)
+        top = top.masked_fill(top == float("-inf"), 0.0)  # an instance without real tokens has no deletions
+        weights = torch.exp(scores - top[:, None])  # exactly 0 off the real tokens
+        terms = (weights, weights[..., None] * projected)
+        before = [torch.cat([x.new_zeros(x[:, :1].shape), x.cumsum(1)], 1) for x in terms]  # [b, a]: sum over j < a
+        after = [torch.cat([x.flip(1).cumsum(1).flip(1), x.new_zeros(x[:, :1].shape)], 1) for x in terms]  # j >= b
+        lowest = scores.new_full((len(scores), 1), float("-inf"))
+        before_max = torch.cat([lowest, scores.cummax(1).values], 1)
+        after_max = torch.cat([scores.flip(1).cummax(1).values.flip(1), lowest], 1)
 
         def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
-            rows = torch.arange(len(instance), device=instance.device)
-            kept = batch.real_mask[instance].clone()
-            kept[rows, position] = False
-            attention = masked_softmax(scores[instance], kept)  # [R, W]
-            # rows of one instance (consecutive, as leave_one_out passes them) form one block [U, T, W]
-            blocks, counts = torch.unique_consecutive(instance, return_counts=True)
-            block = torch.repeat_interleave(torch.arange(len(blocks), device=rows.device), counts)
-            slot = rows - torch.repeat_interleave(torch.cumsum(counts, 0) - counts, counts)
-            grouped = attention.new_zeros(len(blocks), int(counts.max()) if len(rows) else 0, attention.shape[1])
-            grouped[block, slot] = attention
-            averaged = torch.bmm(grouped, projected[blocks])[block, slot]  # [R, O]
+            left, right = (position - r).clamp(min=0), (position + r + 1).clamp(max=width)  # own positions kept
             rows_question = None if question is None else question[instance]
-            return self.logits_from_first_layer(averaged + self.first_layer.bias, rows_question, deleted, several=False)
+            new = states.new_states(instance, position)  # [R, 2r, F]
+            columns = position[:, None] - r + torch.arange(2 * r, device=position.device)[None, :]
+            new_scores = self.attention(new, rows_question).masked_fill(~real_positions(columns, deleted.lengths), float("-inf"))
+            kept_max = torch.maximum(before_max[instance, left], after_max[instance, right])
+            row_max = torch.cat([kept_max[:, None], new_scores], 1).amax(1)
+            row_max = row_max.masked_fill(row_max == float("-inf"), 0.0)  # nothing left: every weight 0
+            scale = torch.exp(top[instance] - row_max)
+            kept_weight = scale * (before[0][instance, left] + after[0][instance, right])
+            kept_sum = scale[:, None] * (before[1][instance, left] + after[1][instance, right])
+            direct = kept_max < top[instance] - UNDERFLOW_MARGIN
+            if direct.any():
+                own, (low, high) = instance[direct], (left[direct, None], right[direct, None])
+                kept = (torch.arange(width, device=own.device) < low) | (torch.arange(width, device=own.device) >= high)
+                own_weights = torch.exp(scores[own].masked_fill(~kept, float("-inf")) - row_max[direct, None])
+                kept_weight[direct] = own_weights.sum(1)
+                kept_sum[direct] = torch.einsum("rw,rwo->ro", own_weights, projected[own])
+            new_weights = torch.exp(new_scores - row_max[:, None])  # [R, 2r]
+            total = kept_weight + new_weights.sum(1)
+            summed = kept_sum + torch.einsum("rk,rko->ro", new_weights, new @ layer.weight.T)
+            averaged = summed / total.clamp(min=torch.finfo(total.dtype).tiny)[:, None]  # no token left: 0
+            return self.logits_from_first_layer(averaged + layer.bias, rows_question, deleted, several=False)
 
         return logits
-
-    def _decode_table(
-        self, states, instance: torch.Tensor, position: torch.Tensor, batch: Batch, question: torch.Tensor | None
-    ) -> torch.Tensor:
-        """Logits of the deletions (`instance`, `position`) whose states are `table[index]` [R, L, H] (`states.table`).
-        The attention scores and the head's first (linear) layer are functions of one state and, for QA/NLI, of its
-        instance's question, which a deletion leaves unchanged; so they run once per table row and are gathered (the
-        layer moved inside the attention average, as in `decoder`), not once per state of every deletion. Equal to
-        `decode` up to float rounding."""
-        table, index = states.table(instance, position)
-        if question is None:
-            scores = self.attention(table[None])[0]
-        else:  # each row with its own instance's question
-            scores = self.attention(table[:, None, :], question[states.owners(instance)])[:, 0]
-        projected = table @ self.first_layer.weight.T
-        attention = masked_softmax(scores[index], batch.real_mask)
-        averaged = torch.einsum("bl,blo->bo", attention, projected[index])
-        rows_question = None if question is None else question[instance]
-        return self.logits_from_first_layer(averaged + self.first_layer.bias, rows_question, batch, several=False)
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""

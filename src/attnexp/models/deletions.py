@@ -122,18 +122,25 @@ class CNNDeletions:
         self.hidden, _ = encoder(embedded, lengths)
 
     @torch.no_grad()
-    def table(self, instance: torch.Tensor, position: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(table [N, F], index [R, W]): the deletions' states are `table[index]` (past a row's end: a zero row)."""
-        (size, width, features), r, device = self.hidden.shape, self.radius, self.hidden.device
-        rows, n = len(instance), self.lengths[instance] - 1  # deleted lengths
+    def new_states(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        """The recomputed states [R, 2r, F] of each deletion, at its positions t - r .. t + r - 1 (zero where that
+        position is not a real token of the deleted sequence)."""
+        width, r, device = self.hidden.shape[1], self.radius, self.hidden.device
+        n = self.lengths[instance] - 1  # deleted lengths
         # The new states at t - r .. t + r - 1 read the deleted sequence at t - 2r .. t + 2r - 1 (zero outside it).
         local = position[:, None] - 2 * r + torch.arange(4 * r, device=device)[None, :]
         inside = (local >= 0) & (local < n[:, None])
         source = (local + (local >= position[:, None]).long()).clamp(0, width - 1)
         window = self.embedded[instance[:, None], source] * inside[..., None]  # [R, 4r, E]
         convolved = torch.cat([conv(window.transpose(1, 2)) for conv in self.encoder.convs], dim=1).transpose(1, 2)
-        centre = local[:, r : 3 * r]
-        new = torch.relu(convolved[:, r : 3 * r]) * real_positions(centre, n)[..., None]  # [R, 2r, F]
+        return torch.relu(convolved[:, r : 3 * r]) * real_positions(local[:, r : 3 * r], n)[..., None]
+
+    @torch.no_grad()
+    def table(self, instance: torch.Tensor, position: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(table [N, F], index [R, W]): the deletions' states are `table[index]` (past a row's end: a zero row)."""
+        (size, width, features), r, device = self.hidden.shape, self.radius, self.hidden.device
+        rows, n = len(instance), self.lengths[instance] - 1  # deleted lengths
+        new = self.new_states(instance, position)
         table = torch.cat([self.hidden.reshape(-1, features), new.reshape(-1, features), self.hidden.new_zeros(1, features)])
         columns = torch.arange(int(n.max()) if rows else 0, device=device)[None, :]
         offset = columns - position[:, None]  # -r .. r - 1: recomputed
@@ -145,18 +152,6 @@ class CNNDeletions:
         )
         return table, index.masked_fill((columns >= n[:, None]) | (shifted >= width), len(table) - 1)
 
-    def owners(self, instance: torch.Tensor) -> torch.Tensor:
-        """The batch instance each row of `table(instance, ...)` belongs to [N] (the zero row: 0)."""
-        size, width, _ = self.hidden.shape
-        device = self.hidden.device
-        return torch.cat(
-            [
-                torch.arange(size, device=device).repeat_interleave(width),
-                instance.repeat_interleave(2 * self.radius),
-                torch.zeros(1, dtype=torch.long, device=device),
-            ]
-        )
-
     def __call__(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
         return gathered(*self.table(instance, position))
 
@@ -165,9 +160,15 @@ class AverageDeletions:
     """The Average encoder's states of single-token deletions: token-wise, so the instance's own states, shifted by
     one after the deleted token."""
 
+    radius = 0  # no state but the deleted token's own changes
+
     def __init__(self, encoder: AverageEncoder, embedded: torch.Tensor, lengths: torch.Tensor):
         self.lengths = lengths.to(embedded.device)
         self.hidden, _ = encoder(embedded, lengths)
+
+    def new_states(self, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        """No recomputed states: [R, 0, H] (as `CNNDeletions.new_states`)."""
+        return self.hidden.new_zeros(len(instance), 0, self.hidden.shape[-1])
 
     def table(self, instance: torch.Tensor, position: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(table [N, H], index [R, W]) as `CNNDeletions.table`."""
@@ -191,8 +192,9 @@ def deletion_states(
     encoder: torch.nn.Module, embedded: torch.Tensor, lengths: torch.Tensor
 ) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None:
     """The deletions' states from the batch's own run for J&W's three encoders; None for other encoders. The CNN's
-    and the Average encoder's also have `table(instance, position)`: their states as rows of a table and an index
-    into it, so a function of one state (attention scores, the head's first layer) runs once per table row."""
+    and the Average encoder's also have `hidden` (the batch's own states), `radius` r and `new_states(instance,
+    position)`: a deletion at t changes only the states at t - r .. t + r - 1, so a function of the states (the
+    attention average) can reuse sums over the instance's own states for the rest."""
     if isinstance(encoder, LSTMEncoder):
         return LSTMDeletions(encoder, embedded, lengths)
     if isinstance(encoder, CNNEncoder) and all(conv.kernel_size[0] % 2 for conv in encoder.convs):
