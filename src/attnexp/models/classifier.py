@@ -92,24 +92,68 @@ class AttentionClassifier(ClassifierHead):
             context = torch.einsum("bkl,blh->bkh", attention, encoded.hidden)
         return self.output_logits(context, encoded.question, batch, several=attention.dim() == 3)
 
-    def decoder(self, encoded: Encoded, batch: Batch | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
-        """`decode` over fixed states, the head's first (linear) layer moved inside the attention average:
-        W (sum_l a_l h_l) + b = sum_l a_l (W h_l) + b. The states are projected once, [B, L, H] -> [B, L, O]
-        (O = 1 for BC, H/2 for QA/NLI), so each attention costs an average over O rather than H features.
-        The bias and, for QA/NLI, the question's projection are the same for every attention, so they are summed
-        once too. The same function as `decode` up to float rounding."""
+    def first_layer_states(self, encoded: Encoded) -> tuple[torch.Tensor, torch.Tensor]:
+        """The head's first (linear) layer moved inside the attention average, W (sum_l a_l h_l) + b =
+        sum_l a_l (W h_l) + b: every state through it [B, L, O] (O = 1 for BC, H/2 for QA/NLI), and what it adds
+        whatever the attention: its bias and, for QA/NLI, the question's projection ([O] or [B, O])."""
         layer = self.first_layer
-        projected = encoded.hidden @ layer.weight.T
         offset = layer.bias if self.is_binary else layer.bias + self.query_projection(encoded.question)
+        return encoded.hidden @ layer.weight.T, offset
+
+    def logits_from_average(self, averaged: torch.Tensor, batch: Batch | None, several: bool) -> torch.Tensor:
+        """Logits from an attention average of `first_layer_states` plus its offset, [B, O] (or [B, K, O])."""
+        if self.is_binary:
+            return averaged.squeeze(-1)
+        return self.logits_from_combined(averaged, batch, several)
+
+    def decoder(self, encoded: Encoded, batch: Batch | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
+        """`decode` over fixed states through `first_layer_states`: the states are projected once, [B, L, H] ->
+        [B, L, O], so each attention costs an average over O rather than H features, and the bias and question
+        are added once. The same function as `decode` up to float rounding."""
+        projected, offset = self.first_layer_states(encoded)
 
         def decode(attention: torch.Tensor) -> torch.Tensor:
             several = attention.dim() == 3
             averaged = torch.einsum("bkl,blo->bko" if several else "bl,blo->bo", attention, projected)
-            if self.is_binary:
-                return (averaged + offset).squeeze(-1)
-            return self.logits_from_combined(averaged + (offset[:, None, :] if several else offset), batch, several)
+            shift = offset[:, None, :] if several and not self.is_binary else offset
+            return self.logits_from_average(averaged + shift, batch, several)
 
         return decode
+
+    @torch.no_grad()
+    def predict_erased_in_order(
+        self,
+        encoded: Encoded,
+        order: torch.Tensor,
+        steps: int,
+        batch: Batch,
+        attention: torch.Tensor | None = None,
+        memory_budget_mb: float = 256.0,
+    ) -> torch.Tensor:
+        """Predicted classes [B, R, steps] with the first k = 1 .. steps items of each ranking erased (`order`
+        [B, R, L]: each position's rank, real tokens first) and the rest renormalised, as `decode_erased` gives them.
+        The items kept are those ranked k and after, so the renormalised average is a suffix sum in rank order of
+        a_l W h_l over one of a_l: O(R L O) per instance instead of decoding [R, steps, L] attentions (O(R L^2 O)).
+        Rankings run in chunks sized to the budget. Equal to `decode_erased` up to float rounding."""
+        attention = self.attend(encoded, batch) if attention is None else attention
+        projected, offset = self.first_layer_states(encoded)
+        size, rankings, width = order.shape
+        positions = torch.arange(width, device=order.device).expand_as(order)
+        by_rank = torch.empty_like(order).scatter_(-1, order, positions)  # [b, r, j]: the position ranked j
+        suffix = lambda x: x.flip(2).cumsum(2).flip(2)[:, :, 1 : steps + 1]  # noqa: E731  sum over ranks >= k
+        per_ranking = 3 * 4 * size * width * projected.shape[-1]  # gathered states, their weights, the sums
+        chunk = max(1, int(memory_budget_mb * 2**20 // per_ranking))
+        predicted = []
+        for start in range(0, rankings, chunk):
+            ranked = by_rank[:, start : start + chunk]  # [B, R', L]
+            weights = attention[:, None, :].expand_as(ranked).gather(-1, ranked)
+            states = projected[torch.arange(size, device=order.device)[:, None, None], ranked]  # [B, R', L, O]
+            mass = suffix(weights).clamp(min=1e-30)  # as `erase`: nothing left gives 0
+            averaged = (suffix(weights[..., None] * states) / mass[..., None]).flatten(1, 2)  # [B, R' * steps, O]
+            shift = offset if self.is_binary else offset[:, None, :]
+            logits = self.logits_from_average(averaged + shift, batch, several=True)
+            predicted.append(self.predict(logits).view(size, ranked.shape[1], steps))
+        return torch.cat(predicted, dim=1)
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
         """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding); over the
@@ -145,7 +189,7 @@ class AttentionClassifier(ClassifierHead):
         layer, hidden, r = self.first_layer, states.hidden, states.radius
         width = hidden.shape[1]
         scores = self.attention(hidden, question).masked_fill(~batch.real_mask, float("-inf"))  # [B, W]
-        projected = hidden @ layer.weight.T  # [B, W, O]
+        projected, offset = self.first_layer_states(Encoded(hidden, question))  # [B, W, O]
         top = scores.amax(1)
         top = top.masked_fill(top == float("-inf"), 0.0)  # an instance without real tokens has no deletions
         weights = torch.exp(scores - top[:, None])  # exactly 0 off the real tokens
@@ -179,7 +223,7 @@ class AttentionClassifier(ClassifierHead):
             total = kept_weight + new_weights.sum(1)
             summed = kept_sum + torch.einsum("rk,rko->ro", new_weights, new @ layer.weight.T)
             averaged = summed / total.clamp(min=torch.finfo(total.dtype).tiny)[:, None]  # no token left: 0
-            return self.logits_from_first_layer(averaged + layer.bias, rows_question, deleted, several=False)
+            return self.logits_from_average(averaged + (offset if question is None else offset[instance]), deleted, False)
 
         return logits
 

@@ -6,7 +6,8 @@ A model builds its encoder and attention, then calls `build_head(size)`; it prov
 attended context with the question encoding before C logits.
 
 The head also holds the defaults of the optional capabilities of `models.interface.AttentionModel`
-(`logits`, `input_lengths`, `decode_permuted`, `blank_id`, `tokenizer`, `checkpoint_kind`): what a model with
+(`logits`, `input_lengths`, `decode_permuted`, `predict_erased_in_order`, `blank_id`, `tokenizer`,
+`checkpoint_kind`): what a model with
 one attention vector, our vocabulary and no tokenizer of its own does. A model overrides only those it has
 its own behaviour for.
 """
@@ -115,6 +116,31 @@ class ClassifierHead(nn.Module):
 
         attention = self.attend(encoded, batch) if attention is None else attention
         return self.decoder(encoded, batch)(erase(attention[:, None, :], erased))
+
+    @torch.no_grad()
+    def predict_erased_in_order(
+        self,
+        encoded: Encoded,
+        order: torch.Tensor,
+        steps: int,
+        batch: Batch,
+        attention: torch.Tensor | None = None,
+        memory_budget_mb: float = 256.0,
+    ) -> torch.Tensor:
+        """Predicted classes [B, R, steps] with the first k = 1 .. steps items of each ranking erased (`order`
+        [B, R, L]: each position's rank, real tokens first; Serrano & Smith's first-flip test): one erased attention
+        [B, R * K, L] per chunk of k through `decode_erased`, the chunk sized to the budget. A model whose head is
+        linear in the attended states overrides it with sums in rank order."""
+        size, rankings, width = order.shape
+        per_attention = 4 * size * width * (self.feature_size + 4)
+        chunk = max(1, int(memory_budget_mb * 2**20 // (per_attention * rankings)))  # steps k decoded together
+        predicted = []
+        for start in range(1, steps + 1, chunk):
+            k = torch.arange(start, min(start + chunk, steps + 1), device=order.device)
+            erased = order[:, :, None, :] < k[None, None, :, None]  # [B, R, K, L]: the first k items of each ranking
+            logits = self.decode_erased(encoded, erased.reshape(size, rankings * len(k), width), batch, attention)
+            predicted.append(self.predict(logits).view(size, rankings, len(k)))
+        return torch.cat(predicted, dim=-1) if predicted else order.new_zeros(size, rankings, 0)
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
         """How leave-one-out scores the single-token deletions of `batch`: a function of (the deletions as a batch,

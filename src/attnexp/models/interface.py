@@ -4,7 +4,8 @@ The split lets an analysis hold the encoded states fixed and swap the attention 
 or feed its own embeddings (gradients, integrated gradients). The three model families, the J&W attention
 classifier (`models.classifier`), the Transformer (`models.transformer`) and the Hugging Face wrapper
 (`models.hf`), satisfy it through the classifier head of `models.head`, which also holds the defaults of the
-capabilities not every model has its own of (`logits`, `input_lengths`, `decode_permuted`, `blank_id`,
+capabilities not every model has its own of (`logits`, `input_lengths`, `decode_permuted`,
+`predict_erased_in_order`, `blank_id`,
 `input_shift_invariant`, `tokenizer`, `checkpoint_kind`); analyses type-hint `AttentionModel`, never a concrete class, and call
 those capabilities directly.
 """
@@ -73,6 +74,18 @@ class AttentionModel(Protocol):
         self, encoded: Any, erased: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
     ) -> torch.Tensor:
         """Logits [B, K(, C)] with the attention at `erased` [B, K, L] erased and renormalised (multi-head: every head's)."""
+
+    def predict_erased_in_order(
+        self,
+        encoded: Any,
+        order: torch.Tensor,
+        steps: int,
+        batch: Batch,
+        attention: torch.Tensor | None = None,
+        memory_budget_mb: float = 256.0,
+    ) -> torch.Tensor:
+        """Predicted classes [B, R, steps] with each ranking's first k = 1 .. steps items erased (`order` [B, R, L]:
+        each position's rank, real tokens first), as `decode_erased` would decode them."""
 
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
         """Leave-one-out's scorer: (deletions as a batch, their instances, deleted positions) -> their logits."""

@@ -262,9 +262,12 @@ def test_tables_reproducible_and_rationale_rows_only_where_planted():
     scores = pd.DataFrame({"instance_id": rows["instance_id"], "attention": [rng.random(n).tolist() for n in LENGTHS]})
     settings = ErasureSettings(bins=BINS, memory_budget_mb=256.0)
     first = erasure_tables(model, rows, scores, settings, seed=1, batch_size=2, progress=False)
-    second = erasure_tables(model, rows, scores, settings, seed=1, batch_size=3, progress=False)
-    for a, b in zip(first, second, strict=True):
-        pd.testing.assert_frame_equal(a, b)
+    again = erasure_tables(model, rows, scores, settings, seed=1, batch_size=2, progress=False)
+    rebatched = erasure_tables(model, rows, scores, settings, seed=1, batch_size=3, progress=False)
+    for a, b, c in zip(first, again, rebatched, strict=True):
+        pd.testing.assert_frame_equal(a, b)  # the same settings: the same bytes
+        # another batching pads differently, so some CPU kernels (AVX-512 convolutions) round differently
+        pd.testing.assert_frame_equal(a, c, check_exact=False, rtol=1e-5, atol=1e-6)
     attention, inputs = first
     assert set(attention["ranking"]) == {"attention", "random", "rationale", "attention_gradient", "attention_x_gradient"}
     assert sorted(attention.loc[attention["ranking"] == "rationale", "instance_id"]) == ["i0", "i2", "i4"]

@@ -3,8 +3,9 @@
 Erasing a set S sets alpha_t = 0 on S and renormalises the rest (`models.attention.erase`); the model's
 `decode_erased` decodes it over the fixed states (the J&W models: a weighted average of precomputed per-position
 outputs; multi-head models erase S from every head's last-layer [CLS] row). The first-flip test erases the items of
-a ranking in order, k = 1, 2, ..., n - 1 (one weight always remains): every k of every ranking of a batch is one
-erasure mask [B, R * K, L], chunked to the memory budget.
+a ranking in order, k = 1, 2, ..., n - 1 (one weight always remains): the model's `predict_erased_in_order` decodes
+every k of every ranking of a batch (the J&W classifier from sums in rank order; other models one erasure mask
+[B, R * K, L] per chunk of k).
 """
 
 import torch
@@ -33,17 +34,9 @@ def first_flip(
     if steps == 0:
         return torch.full((size, rankings), float("nan"), dtype=torch.float64, device=scores.device)
     order = ranks(scores, real[:, None, :])  # [B, R, L]
-    per_attention = 4 * size * width * (model.feature_size + 4)
-    chunk = max(1, int(memory_budget_mb * 2**20 // (per_attention * rankings)))  # steps k decoded together
-    flipped = []
-    for start in range(1, steps + 1, chunk):
-        k = torch.arange(start, min(start + chunk, steps + 1), device=scores.device)
-        erased = order[:, :, None, :] < k[None, None, :, None]  # [B, R, K, L]: the first k items of each ranking
-        logits = model.decode_erased(output.encoded, erased.reshape(size, rankings * len(k), width), batch, output.attention)
-        changed = model.predict(logits).view(size, rankings, len(k)) != predicted[:, None, None]
-        flipped.append(changed & (k[None, None, :] < n[:, None, None]))
-    flipped = torch.cat(flipped, dim=-1)
+    erased = model.predict_erased_in_order(output.encoded, order, steps, batch, output.attention, memory_budget_mb)
     k = torch.arange(1, steps + 1, device=scores.device)
+    flipped = (erased != predicted[:, None, None]) & (k[None, None, :] < n[:, None, None])
     first = torch.where(flipped, k[None, None, :], steps + 1).min(-1).values
     fraction = first.double() / n[:, None].double()
     return fraction.masked_fill(first > steps, float("nan"))
