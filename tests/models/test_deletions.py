@@ -45,6 +45,17 @@ def test_deletion_states_equal_the_encoder_rerun_on_every_deletion(name):
     assert (states[lengths[instance] == 3][:, 2:] == 0).all()  # zero past each deletion's end
 
 
+def _rerun_leave_one_out(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+    """Leave-one-out the slow way: every deletion re-encoded and decoded."""
+    instance, position = batch.real_mask.nonzero(as_tuple=True)
+    part, rows, _ = deletion_batch(batch, instance, position)
+    with torch.no_grad():
+        original, rerun = model.distribution(model(batch).logits), model.distribution(model(part).logits)
+    expected = torch.zeros(batch.tokens.shape)
+    expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
+    return expected
+
+
 @pytest.mark.parametrize("attention", ["tanh", "dot"])
 @pytest.mark.parametrize("encoder", ["lstm", "cnn", "average"])
 @pytest.mark.parametrize("task", ["bc", "qa"])
@@ -55,26 +66,8 @@ def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task, encode
     model = set_padded_lstm(AttentionClassifier(config), True).eval()
     batch = _batch([12, 4, 7, 12, 3, 9], question=task == "qa")
     fast = leave_one_out(model, batch, memory_budget_mb=0.001)  # a few rows per chunk: chunks cross instances
-
-    instance, position = batch.real_mask.nonzero(as_tuple=True)
-    part, rows, _ = deletion_batch(batch, instance, position)
-    with torch.no_grad():
-        original, rerun = model.distribution(model(batch).logits), model.distribution(model(part).logits)
-    expected = torch.zeros(batch.tokens.shape)
-    expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
-    torch.testing.assert_close(fast, expected, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(fast, _rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
     assert fast[batch.real_mask].abs().max() > 1e-4  # deletions do change the output
-
-
-def _rerun_leave_one_out(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
-    """Leave-one-out the slow way: every deletion re-encoded and decoded."""
-    instance, position = batch.real_mask.nonzero(as_tuple=True)
-    part, rows, _ = deletion_batch(batch, instance, position)
-    with torch.no_grad():
-        original, rerun = model.distribution(model(batch).logits), model.distribution(model(part).logits)
-    expected = torch.zeros(batch.tokens.shape)
-    expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
-    return expected
 
 
 @pytest.mark.parametrize("encoder", ["cnn", "average"])
