@@ -40,6 +40,7 @@ default grid) would shrink the paper grid's requests.
 
 import argparse
 import dataclasses
+import importlib
 import math
 import multiprocessing
 import os
@@ -73,6 +74,12 @@ STAGES = ("preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_a
 def _child(queue, function, args, threads):
     import snakemake.script  # noqa: F401 - a workflow script's process has it loaded too
     import torch
+
+    # Everything a job imports, before any timing: the parent adds their cost once (`import_seconds`). A module the
+    # job imports lazily (sklearn.metrics at the first dev evaluation) would otherwise also land in the first run's
+    # extra time (`warm_up`) and be counted twice.
+    for module in JOB_IMPORTS.split(", "):
+        importlib.import_module(module)
 
     torch.set_num_threads(threads)
     result = function(*args)
