@@ -13,7 +13,8 @@ Every measured job kind runs in a fresh child process (its peak RSS is the child
   `--fraction` (at least 20 batches, at most 1/4) of the train and dev splits with the whole test split, three
   times (1 epoch on f, 2 epochs on f, 2 epochs on 2f) after an untimed first run whose extra time (first calls)
   goes into the fixed cost. That first run also trains on the split's longest batch, so the child's peak memory
-  holds a job's peak (bAbI 3 (1k) BiLSTM: 1,293 MiB predicted without it, 1,939 with it, 1,988 measured). An epoch on fraction f takes E + f P (training and the dev evaluation): P scales
+  holds a job's peak (bAbI 3 (1k) BiLSTM: 1,293 MiB predicted without it, 1,939 with it, 1,988 measured).
+  An epoch on fraction f takes E + f P (training and the dev evaluation): P scales
   with the data, E does not (SST BiLSTM: about 0.3 s of a 6.4 s epoch, which over f = 0.1 read as 1.4x the
   epoch). The runs' own second epochs (timings.json) on f and 2f give P and E; with
   wall(epochs, f) = F + f D + epochs (E + f P) the walls give the per-job cost that scales with the data D (W&P's
