@@ -89,7 +89,8 @@ def test_spliced_leave_one_out_on_long_rows_and_dominant_tokens(task, encoder, m
     torch.testing.assert_close(leave_one_out(model, batch), _rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
     with torch.no_grad():
         model.attention.v.weight.mul_(1e3)
-        scores = model.attention(model.encode(batch).hidden, model.encode(batch).question)
+        encoded = model.encode(batch)
+        scores = model.attention(encoded.hidden, encoded.question)
     gaps = scores.masked_fill(~batch.real_mask, float("-inf")).sort(1, descending=True).values
     assert ((gaps[:, 0] - gaps[:, 1]) > 2 * classifier.UNDERFLOW_MARGIN).any()  # some instance has one dominant token
     fast = leave_one_out(model, batch, memory_budget_mb=0.001)

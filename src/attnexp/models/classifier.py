@@ -143,6 +143,7 @@ class AttentionClassifier(ClassifierHead):
         suffix = lambda x: x.flip(2).cumsum(2).flip(2)[:, :, 1 : steps + 1]  # noqa: E731  sum over ranks >= k
         per_ranking = 3 * 4 * size * width * projected.shape[-1]  # gathered states, their weights, the sums
         chunk = max(1, int(memory_budget_mb * 2**20 // per_ranking))
+        shift = offset if self.is_binary else offset[:, None, :]
         predicted = []
         for start in range(0, rankings, chunk):
             ranked = by_rank[:, start : start + chunk]  # [B, R', L]
@@ -150,7 +151,6 @@ class AttentionClassifier(ClassifierHead):
             states = projected[torch.arange(size, device=order.device)[:, None, None], ranked]  # [B, R', L, O]
             mass = suffix(weights).clamp(min=1e-30)  # as `erase`: nothing left gives 0
             averaged = (suffix(weights[..., None] * states) / mass[..., None]).flatten(1, 2)  # [B, R' * steps, O]
-            shift = offset if self.is_binary else offset[:, None, :]
             logits = self.logits_from_average(averaged + shift, batch, several=True)
             predicted.append(self.predict(logits).view(size, ranked.shape[1], steps))
         return torch.cat(predicted, dim=1)
@@ -215,7 +215,8 @@ class AttentionClassifier(ClassifierHead):
             direct = kept_max < top[instance] - UNDERFLOW_MARGIN
             if direct.any():
                 own, (low, high) = instance[direct], (left[direct, None], right[direct, None])
-                kept = (torch.arange(width, device=own.device) < low) | (torch.arange(width, device=own.device) >= high)
+                positions = torch.arange(width, device=own.device)
+                kept = (positions < low) | (positions >= high)
                 own_weights = torch.exp(scores[own].masked_fill(~kept, float("-inf")) - row_max[direct, None])
                 kept_weight[direct] = own_weights.sum(1)
                 kept_sum[direct] = torch.einsum("rw,rwo->ro", own_weights, projected[own])

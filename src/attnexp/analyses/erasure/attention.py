@@ -29,7 +29,7 @@ def first_flip(
     predicted = model.predict(output.logits)
     real = batch.real_mask
     n = real.sum(-1)
-    size, rankings, width = scores.shape
+    size, rankings, _ = scores.shape
     steps = max(int(n.max()) - 1, 0)
     if steps == 0:
         return torch.full((size, rankings), float("nan"), dtype=torch.float64, device=scores.device)
