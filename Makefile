@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: run test venv lint format report clean
+.PHONY: run test venv lint format report docs clean
 
 LINTED := src tests benchmarks workflow/scripts
 SNAKEFILES := Snakefile workflow/Snakefile workflow/rules
@@ -32,6 +32,10 @@ report: venv
 test: venv
 	$(BIN)/python -m pytest
 
+# The documentation site (mkdocs.yml, docs/) into site/, warnings as errors: a broken link or anchor fails it.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # Fails on any finding: ruff's lint rules and formatting, snakefmt, and Snakemake's own linter (default config).
 lint: venv
 	$(BIN)/ruff check $(LINTED)
@@ -45,4 +49,4 @@ format: venv
 	$(BIN)/snakefmt $(SNAKEFILES)
 
 clean:
-	rm -rf results logs .snakemake
+	rm -rf results logs .snakemake site

@@ -1,4 +1,4 @@
-"""Explain one raw sentence with the Python API (README "Python API").
+"""Explain one raw sentence with the Python API (docs/api.md).
 
 Without `--run-dir` it first builds a tiny results/ tree offline in a few seconds: generated planted-sentiment
 data, preprocessed, one J&W BiLSTM with tanh attention and one small A&Z Transformer, trained by the library calls

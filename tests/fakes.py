@@ -1,4 +1,4 @@
-"""Small synthetic analysis outputs that follow the analyses contract exactly (README, "per-model analysis outputs")."""
+"""Small synthetic analysis outputs that follow the analyses contract exactly (docs/jain-wallace.md, the analyses table)."""
 
 import json
 from pathlib import Path

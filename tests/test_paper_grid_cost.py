@@ -54,7 +54,7 @@ def test_predictions_are_raised_by_the_worst_measured_under_prediction_of_their_
 
 
 def test_the_readme_whole_grid_command_runs_as_shown():
-    """The README's cost command, typed as shown: every job of config/paper.yaml at its workflow/resources.tsv figure."""
+    """The performance page's cost command, as shown: every job of config/paper.yaml at its workflow/resources.tsv figure."""
     import subprocess
 
     from tests.conftest import shared_data_dir
@@ -64,7 +64,7 @@ def test_the_readme_whole_grid_command_runs_as_shown():
         pytest.skip("the real datasets (../shared/data) are not available")
     shown = next(
         line.strip()
-        for line in (REPO / "README.md").read_text().splitlines()
+        for line in (REPO / "docs/performance.md").read_text().splitlines()
         if line.startswith("PYTHONPATH=src python benchmarks/paper_grid_cost.py --datasets --whole-grid")
     )
     command = shown.replace("python", sys.executable, 1)

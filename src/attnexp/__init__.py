@@ -2,7 +2,7 @@
 
 Reproduces Jain & Wallace (2019), Wiegreffe & Pinter (2019) and Abnar & Zuidema (2020).
 The library has no Snakemake imports: every function is usable from a notebook. The public API
-(`attnexp.api`, README "Python API") is loaded on first use, so `import attnexp.paths` stays light.
+(`attnexp.api`, docs/api.md) is loaded on first use, so `import attnexp.paths` stays light.
 """
 
 import importlib

@@ -18,7 +18,7 @@ RESULTS = "results"
 LOGS = "logs"
 RESOURCES = "resources"  # downloads (raw archives, word vectors)
 REPORT = f"{RESULTS}/report.html"
-COMPARISON_DOC = "docs/paper-comparison.md"  # the committed copy of the comparison page (README, "Ours beside the papers'")
+COMPARISON_DOC = "docs/paper-comparison.md"  # the committed copy of the comparison page (docs/results.md)
 
 # --- folders (patterns) ---
 ARCHIVES = f"{RESOURCES}/archives"  # official archives as downloaded

@@ -1,5 +1,6 @@
-"""Every command the README, config/README.md and the config files' headers show runs through the real command line,
-as written (issue 23): found in the documents themselves, so a newly documented command is covered at once.
+"""Every command the README, the documentation site (docs/*.md), config/README.md and the config files' headers show
+runs through the real command line, as written (issues 23 and 33): found in the documents themselves, so a newly
+documented command is covered at once.
 
 Long commands run as their dry run: `snakemake -n`, `make -n`, `pip install --dry-run`, `pytest --collect-only`.
 Placeholders a reader replaces (my-paths.yaml, profiles/slurm_mysite, ...) get a stand-in (PLACEHOLDERS); a command
@@ -22,7 +23,12 @@ from tests.workflow.helpers import local_env
 
 pytestmark = pytest.mark.slow
 
-DOCUMENTS = ("README.md", "config/README.md", "profiles/README.md")
+DOCUMENTS = (
+    "README.md",
+    "config/README.md",
+    "profiles/README.md",
+    *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md")),
+)
 TOOLS = ("snakemake", "make", "pip", "pytest", "snakedeploy", "cd")
 INFORMATIONAL = {"-n", "--dry-run", "--list-rules", "--list", "--list-changes", "--unlock", "--lint", "--summary"}
 # Commands shown to make the workflow stop and say something: a piece of the command -> what it must say.

@@ -52,7 +52,7 @@ rule paper_comparison:
         "../scripts/paper_comparison.py"
 
 
-# The comparison as a results page (README "Ours beside the published values"): the table, why each row's
+# The comparison as a results page (docs/results.md): the table, why each row's
 # settings differ, the compared datasets, and what made it. Its params record the run's config files and --config
 # values (relative paths), not the whole command line: options such as --cores would otherwise rerun it.
 rule paper_comparison_page:

@@ -21,7 +21,7 @@ class FigureOptions(FigureStyle):
 
 @dataclass
 class ModelResults:
-    """One trained model's test-set analyses, as written by the analyses stage (see README, contract)."""
+    """One trained model's test-set analyses, as written by the analyses stage (docs/jain-wallace.md, the analyses table)."""
 
     dataset: str
     encoder: str
