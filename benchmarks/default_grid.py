@@ -10,8 +10,8 @@ its package to bytecode, runs `snakemake --cores N` there and prints:
   Snakemake itself;
 - the ten most expensive jobs.
 
-The figure for the default grid in README.md and docs/performance.md comes from this script. A measurement, not a test: run it on a quiet
-machine, nothing else busy, and report the load average beside the result.
+The figure for the default grid in README.md and docs/performance.md comes from this script. A measurement, not a
+test: run it on a quiet machine, nothing else busy, and report the load average beside the result.
 """
 
 import argparse

@@ -27,7 +27,8 @@ from attnexp.paths import checksum_file
 
 def rebuild(path: str | os.PathLike) -> str:
     """How to rebuild `path` and everything made from it. Snakemake (since 7.7) does not rebuild a deleted
-    intermediate file whose dependents exist, nor a damaged one: the file must be forced (docs/reliability.md, "Rebuilding one file")."""
+    intermediate file whose dependents exist, nor a damaged one: the file must be forced (docs/reliability.md,
+    "Rebuilding one file")."""
     return (
         f"rebuild it and what depends on it with `snakemake --cores 1 --forcerun {path}` (run where you ran the "
         "workflow; add your --configfile after it)"
