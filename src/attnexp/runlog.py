@@ -1,11 +1,12 @@
 """Send a job's stdout and stderr to its log file, line by line, so progress is visible while it runs; the last
 line records the job's wall time, CPU time and peak memory (what a cost model or a cluster request needs)."""
 
+import json
 import os
 import resource
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -39,16 +40,23 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime
 
 
-def usage_line(wall_start: float, cpu_start: float) -> str:
-    """`job usage: wall W s, cpu C s, max rss M MiB` since the two starts (time.perf_counter(), cpu_seconds())."""
+def usage_line(wall_start: float, cpu_start: float, job: tuple[str, Mapping] | None = None) -> str:
+    """`job usage: wall W s, cpu C s, max rss M MiB` since the two starts (time.perf_counter(), cpu_seconds()),
+    then `, rule R, wildcards {...}` when the job is named (`job`: its rule and wildcards), so that a cost model
+    attributes the log to its kind of job without reading its path."""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     wall, cpu = time.perf_counter() - wall_start, cpu_seconds() - cpu_start
-    return f"job usage: wall {wall:.1f} s, cpu {cpu:.1f} s, max rss {rss:.0f} MiB"
+    line = f"job usage: wall {wall:.1f} s, cpu {cpu:.1f} s, max rss {rss:.0f} MiB"
+    if job is not None:
+        rule, wildcards = job
+        line += f", rule {rule}, wildcards {json.dumps(dict(wildcards), sort_keys=True)}"
+    return line
 
 
 @contextmanager
-def log_to(path: str | os.PathLike) -> Iterator[None]:
-    """Redirect stdout and stderr (Python-level) to `path` for the duration of the block."""
+def log_to(path: str | os.PathLike, job: tuple[str, Mapping] | None = None) -> Iterator[None]:
+    """Redirect stdout and stderr (Python-level) to `path` for the duration of the block; the last line is the job's
+    usage (with `job`, its rule and wildcards)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     wall_start, cpu_start = time.perf_counter(), cpu_seconds()
     with open(path, "w", buffering=1) as handle, redirect_stdout(handle), redirect_stderr(handle):
@@ -63,5 +71,5 @@ def log_to(path: str | os.PathLike) -> Iterator[None]:
             traceback.print_exc(file=handle)
             raise
         finally:
-            print(usage_line(wall_start, cpu_start), flush=True)
+            print(usage_line(wall_start, cpu_start, job), flush=True)
             sys.stdout.flush()

@@ -7,7 +7,6 @@ from attnexp.pipeline.resources import (
     Cost,
     ResourceTable,
     job_usages,
-    log_rule,
     request,
 )
 
@@ -82,34 +81,18 @@ def test_an_unknown_source_is_refused(tmp_path):
         ResourceTable.read(path)
 
 
-@pytest.mark.parametrize(
-    ("log", "rule", "model"),
-    [
-        ("train/imdb/lstm-tanh/seed0.log", "train", "lstm"),
-        ("train/syn_agreement/transformer-self/seed0.log", "train_transformer", "transformer"),
-        ("analyses/imdb/average-dot/seed2.log", "analyze", "average"),
-        ("wp/imdb/adversarial/seed10/lambda0.1.log", "wp_adversary", None),
-        ("wp/imdb/base/seed10/jw_adversary.log", "wp_jw_adversary", None),
-        ("wp/imdb/mlp_base/seed10.log", "wp_train", None),
-        ("wp/imdb/seed_figures.log", "wp_variance_figures", None),
-        ("figures/jw/imdb.log", "dataset_figures", None),
-        ("figures/jw/summary.log", "summary_figures", None),
-        ("raw/synthetic/sentiment.log", "synthesize_sentiment", None),
-        ("preprocess/imdb.log", "preprocess", None),
-    ],
-)
-def test_a_log_path_names_its_rule(log, rule, model):
-    found, wildcards = log_rule(log)
-    assert found == rule
-    assert wildcards.get("encoder") == model
-    if "imdb" in log:
-        assert wildcards["dataset"] == "imdb"
-
-
 def test_job_usages_reads_finished_jobs_only(tmp_path):
-    done = tmp_path / "train/sst/lstm-tanh/seed0.log"
-    done.parent.mkdir(parents=True)
-    done.write_text("epoch 1/8: ...\njob usage: wall 53.2 s, cpu 52.0 s, max rss 929 MiB\n")
+    """A job's log ends with its usage, rule and wildcards (attnexp.runlog.log_to): the rule is read from it, not
+    from the log's path; a log still being written, or one without the rule (older runs), is not a finished job."""
+    from attnexp.runlog import log_to
+
+    done = tmp_path / "somewhere/else/any-name.log"
+    with log_to(done, job=("train", {"dataset": "sst", "encoder": "lstm", "attention": "tanh", "seed": "0"})):
+        print("epoch 1/8: ...")
+    (tmp_path / "train/sst/lstm-tanh/seed1.log").parent.mkdir(parents=True)
     (tmp_path / "train/sst/lstm-tanh/seed1.log").write_text("epoch 1/8: batch 3/200\n")  # still running
+    (tmp_path / "train/sst/lstm-tanh/seed2.log").write_text("job usage: wall 1.0 s, cpu 1.0 s, max rss 9 MiB\n")
     (usage,) = job_usages(tmp_path)
-    assert (usage.rule, usage.wildcards["dataset"], usage.wall_s, usage.cpu_s, usage.rss_mib) == ("train", "sst", 53.2, 52.0, 929)
+    assert usage.log == str(done) and usage.rule == "train"
+    assert usage.wildcards == {"attention": "tanh", "dataset": "sst", "encoder": "lstm", "seed": "0"}
+    assert usage.wall_s >= 0 and usage.rss_mib > 0

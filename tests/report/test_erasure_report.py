@@ -74,9 +74,9 @@ def test_tables_and_figures_are_written(models, tmp_path):
 
 
 def test_plan_names_the_figures_the_report_draws():
-    from attnexp.pipeline.plan import ERASURE_FIGURES
+    from attnexp.report import catalog
 
-    assert tuple(ERASURE_FIGURES) == ERASURE_FIGURE_NAMES
+    assert tuple(catalog.names("erasure", "figure")) == ERASURE_FIGURE_NAMES
 
 
 def test_the_aopc_curves_label_the_bins_as_text(models):

@@ -9,10 +9,10 @@ from attnexp import paths
 from attnexp.io import write_csv
 from attnexp.pipeline.settings import FigureLook
 from attnexp.report import style
+from attnexp.report.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.heatmap import layout_words
 from attnexp.report.jw import tables
 from attnexp.report.jw.adversary import pick_examples
-from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.jw.data import FigureOptions
 from attnexp.report.jw.render import MODEL_FIGURES, SUMMARY_FIGURES, render_model_figures, render_summary_figures
 from tests.fakes import write_fake_dataset, write_fake_model

@@ -64,6 +64,13 @@ def test_full_dag_produces_every_target(finished_run):
                 assert (folder / name).stat().st_size > 0, folder / name
             assert (finished_run / "logs/train" / dataset / f"{encoder}-tanh" / "seed0.log").exists()
     assert not list(finished_run.rglob("*.tmp"))
+    # every job's log ends with its usage, rule and wildcards (what benchmarks/paper_grid_cost.py --measured reads)
+    from attnexp.pipeline.resources import job_usages
+
+    usages = job_usages(finished_run / "logs")
+    assert len(usages) == len(list((finished_run / "logs").rglob("*.log")))
+    trained = {(u.wildcards["dataset"], u.wildcards["encoder"]) for u in usages if u.rule == "train"}
+    assert ("syn_nli", "cnn") in trained and {"analyze", "table1", "dataset_figures"} <= {u.rule for u in usages}
 
 
 @pytest.mark.slow

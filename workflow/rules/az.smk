@@ -83,7 +83,7 @@ rule az_tables:
     output:
         **{
             k: v
-            for stem, title in AZ_TABLES.items()
+            for stem, title in catalog.titles("az", "table").items()
             for k, v in reported_table("az", stem, title, prefix=f"{stem}_").items()
         },
     log:
@@ -102,11 +102,8 @@ rule az_correlation_figure:
     input:
         summary=paths.az_combined_files()["summary"],
     output:
-        **reported_figure(
-            "az",
-            paths.figure_files("az", AZ_FIGURES["correlation_by_layer"]),
-            "correlation_by_layer",
-            "Spearman's rho by layer",
+        **catalog_figure(
+            "az", "{dataset}/correlation_by_layer", "correlation_by_layer"
         ),
     log:
         paths.log("az", "{dataset}/correlation_figure"),
@@ -127,11 +124,10 @@ rule az_cls_maps:
         relevance=paths.az_files()["relevance"],
         meta=paths.preprocessed_files()["meta"],
     output:
-        **reported_figure(
+        **catalog_figure(
             "az",
-            paths.figure_files("az", AZ_FIGURES["cls_maps"]),
+            "{dataset}/cls_maps_seed{seed}",
             "cls_maps",
-            "[CLS] maps across layers",
             model=f"transformer-{PLAN.az_attention} seed {{seed}}",
         ),
     log:

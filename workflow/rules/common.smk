@@ -11,14 +11,8 @@ from attnexp.datasets.acquire import DOWNLOADS
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
 from attnexp.pipeline import settings as job
-from attnexp.pipeline.plan import (
-    AZ_FIGURES,
-    AZ_TABLES,
-    ERASURE_FIGURES,
-    ERASURE_TABLES,
-    Plan,
-    alternatives,
-)
+from attnexp.pipeline.plan import Plan, alternatives
+from attnexp.report import catalog
 
 try:
     validate_config(config)

@@ -11,7 +11,7 @@ rule erasure_tables:
     output:
         **{
             k: v
-            for stem, title in ERASURE_TABLES.items()
+            for stem, title in catalog.titles("erasure", "table").items()
             for k, v in reported_table(
                 "erasure", stem, title, prefix=f"{stem}_"
             ).items()
@@ -34,7 +34,7 @@ rule erasure_figures:
     output:
         **{
             k: v
-            for name, title in ERASURE_FIGURES.items()
+            for name, title in catalog.titles("erasure", "figure").items()
             for k, v in reported_figure(
                 "erasure",
                 PLAN.erasure_figure_files()[name],

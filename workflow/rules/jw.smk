@@ -36,7 +36,7 @@ rule table1:
         meta=get_grid_metas(),
         metrics=get_grid_files("model", "metrics"),
     output:
-        **reported_table("jw", "table1_datasets", TABLE_TITLES["table1_datasets"]),
+        **catalog_table("jw", "table1_datasets"),
     log:
         paths.log("tables", "jw/table1_datasets"),
     conda:
@@ -46,7 +46,7 @@ rule table1:
     params:
         settings=settings(job.TableSettings, table="table1"),
     script:
-        "../scripts/jw_table.py"
+        "../scripts/table.py"
 
 
 rule table2:
@@ -54,7 +54,7 @@ rule table2:
         meta=get_grid_metas(),
         kendall=get_grid_files("analysis", "kendall"),
     output:
-        **reported_table("jw", "table2_kendall", TABLE_TITLES["table2_kendall"]),
+        **catalog_table("jw", "table2_kendall"),
     log:
         paths.log("tables", "jw/table2_kendall"),
     conda:
@@ -64,14 +64,14 @@ rule table2:
     params:
         settings=settings(job.TableSettings, table="table2"),
     script:
-        "../scripts/jw_table.py"
+        "../scripts/table.py"
 
 
 rule cross_measure_table:
     input:
         kendall=get_grid_files("analysis", "kendall"),
     output:
-        **reported_table("jw", "cross_measure", TABLE_TITLES["cross_measure"]),
+        **catalog_table("jw", "cross_measure"),
     log:
         paths.log("tables", "jw/cross_measure"),
     conda:
@@ -81,14 +81,14 @@ rule cross_measure_table:
     params:
         settings=settings(job.TableSettings, table="cross_measure_table"),
     script:
-        "../scripts/jw_table.py"
+        "../scripts/table.py"
 
 
 rule rationale_table:
     input:
         recovery=get_grid_files("analysis", "rationale"),
     output:
-        **reported_table("jw", "rationale_recovery", TABLE_TITLES["rationale_recovery"]),
+        **catalog_table("jw", "rationale_recovery"),
     log:
         paths.log("tables", "jw/rationale_recovery"),
     conda:
@@ -98,7 +98,7 @@ rule rationale_table:
     params:
         settings=settings(job.TableSettings, table="rationale_table"),
     script:
-        "../scripts/jw_table.py"
+        "../scripts/table.py"
 
 
 rule dataset_figures:
@@ -130,7 +130,7 @@ rule model_figure:
             "jw",
             paths.jw_model_figure_files(name="{figure}"),
             "model_figure",
-            lambda w: FIGURE_TITLES[w.figure],
+            lambda w: JW_FIGURE_TITLES[w.figure],
             model="{encoder}-{attention} seed {seed}",
         ),
     log:
@@ -176,7 +176,7 @@ rule summary_figure:
             "jw",
             paths.jw_summary_figure_files(name="{summary_figure}"),
             "summary_figure",
-            lambda w: f"{FIGURE_TITLES[w.summary_figure]} ({w.attention} attention)",
+            lambda w: f"{JW_FIGURE_TITLES[w.summary_figure]} ({w.attention} attention)",
             ALL_DATASETS,
         ),
     log:

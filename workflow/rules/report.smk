@@ -37,9 +37,7 @@ rule paper_comparison:
     input:
         PLAN.paper_comparison_inputs(),
     output:
-        **reported_table(
-            paths.COMPARISON, "paper_comparison", "Ours beside the published values"
-        ),
+        **catalog_table(paths.COMPARISON, "paper_comparison"),
     log:
         paths.log("tables", "comparison/paper_comparison"),
     conda:

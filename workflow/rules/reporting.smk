@@ -6,10 +6,10 @@
 # categories, subcategories and entries by name, so sections carry the papers' order as a number. Tables enter as their HTML page
 # (shown inline; a CSV would only be offered for download). `report(` at the start of a line would parse as the
 # global `report:` directive, hence the alias.
-from attnexp.report.jw.catalog import FIGURE_TITLES, TABLE_TITLES
 from attnexp.report.order import ALL_DATASETS, PAPER_SECTIONS, entry_label
 
 in_report = report
+JW_FIGURE_TITLES = catalog.titles("jw", "figure")
 
 
 def report_section(subcategory):
@@ -73,6 +73,17 @@ def reported_figure(
     return {f"{prefix}png": png, f"{prefix}pdf": files["pdf"]}
 
 
+def catalog_table(paper, stem, **kwargs):
+    """reported_table of an entry of the one catalog of outputs (attnexp.report.catalog), with its title."""
+    return reported_table(paper, stem, catalog.outputs(paper, "table")[stem].title, **kwargs)
+
+
+def catalog_figure(paper, stem, caption, **kwargs):
+    """reported_figure of an entry of the one catalog of outputs (attnexp.report.catalog), with its title."""
+    title = catalog.outputs(paper, "figure")[stem].title
+    return reported_figure(paper, paths.figure_files(paper, stem), caption, title, **kwargs)
+
+
 def model_figure_outputs():
     """Every per-model figure of one dataset ({dataset} left as a wildcard); PNGs go into the report."""
     outputs = []
@@ -80,7 +91,7 @@ def model_figure_outputs():
         label = f"{m['encoder']}-{m['attention']} seed {m['seed']}"
         for name in PLAN.model_figure_names:
             files = PLAN.model_figure_files(m, name)
-            title = FIGURE_TITLES[name]
+            title = JW_FIGURE_TITLES[name]
             outputs += reported_figure("jw", files, name, title, model=label).values()
     return outputs
 
@@ -89,6 +100,6 @@ def summary_figure_outputs():
     outputs = []
     for attention, by_name in PLAN.summary_figure_files().items():
         for name, files in by_name.items():
-            title = f"{FIGURE_TITLES[name]} ({attention} attention)"
+            title = f"{JW_FIGURE_TITLES[name]} ({attention} attention)"
             outputs += reported_figure("jw", files, name, title, ALL_DATASETS).values()
     return outputs

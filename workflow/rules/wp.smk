@@ -123,7 +123,7 @@ rule wp_uniform_table:
         base=get_wp_metrics("base"),
         uniform=get_wp_metrics("uniform"),
     output:
-        **reported_table("wp", "uniform_table", "Test 1: uniform attention (Table 2)"),
+        **catalog_table("wp", "uniform_table"),
     log:
         paths.log("wp", "uniform_table"),
     conda:
@@ -133,14 +133,14 @@ rule wp_uniform_table:
     params:
         settings=settings(job.TableSettings, table="wp_uniform_table"),
     script:
-        "../scripts/wp_table.py"
+        "../scripts/table.py"
 
 
 rule wp_diagnostic_table:
     input:
         metrics=PLAN.wp_diagnostic_metrics(),
     output:
-        **reported_table("wp", "diagnostic_table", "Test 3: diagnostic MLP (Table 4)"),
+        **catalog_table("wp", "diagnostic_table"),
     log:
         paths.log("wp", "diagnostic_table"),
     conda:
@@ -150,7 +150,7 @@ rule wp_diagnostic_table:
     params:
         settings=settings(job.TableSettings, table="wp_diagnostic_table"),
     script:
-        "../scripts/wp_table.py"
+        "../scripts/table.py"
 
 
 rule wp_adversarial_table:
@@ -158,7 +158,7 @@ rule wp_adversarial_table:
         adversaries=PLAN.wp_adversarial_metrics(),
         base=get_wp_metrics("base"),
     output:
-        **reported_table("wp", "adversarial_table", "Test 4: consistent adversary"),
+        **catalog_table("wp", "adversarial_table"),
     log:
         paths.log("wp", "adversarial_table"),
     conda:
@@ -168,17 +168,16 @@ rule wp_adversarial_table:
     params:
         settings=settings(job.TableSettings, table="wp_adversarial_table"),
     script:
-        "../scripts/wp_table.py"
+        "../scripts/table.py"
 
 
 rule wp_jsd_tvd_table:
     input:
         points=paths.wp_dataset_files()["points"],
     output:
-        **reported_table(
+        **catalog_table(
             "wp",
             "{dataset}/jsd_tvd_points",
-            "Test 4: JSD and TVD from the base",
             subcategory="{dataset}",
             model=PLAN.wp_base_model,
         ),
@@ -191,7 +190,7 @@ rule wp_jsd_tvd_table:
     params:
         settings=settings(job.TableSettings, table="wp_jsd_tvd_table"),
     script:
-        "../scripts/wp_table.py"
+        "../scripts/table.py"
 
 
 rule wp_variance_figures:
@@ -199,19 +198,17 @@ rule wp_variance_figures:
         variance=lambda w: paths.wp_dataset_files(w.dataset)[f"{w.kind}_variance"],
         meta=paths.preprocessed_files()["meta"],
     output:
-        **reported_figure(
+        **catalog_figure(
             "wp",
-            paths.figure_files("wp", "{dataset}/{kind}_violin"),
+            "{dataset}/{kind}_violin",
             "variance_violin",
-            "Test 2: {kind} variance (violin)",
             model=PLAN.wp_base_model,
             prefix="violin_",
         ),
-        **reported_figure(
+        **catalog_figure(
             "wp",
-            paths.figure_files("wp", "{dataset}/{kind}_scatter"),
+            "{dataset}/{kind}_scatter",
             "variance_scatter",
-            "Test 2: {kind} variance (scatter)",
             model=PLAN.wp_base_model,
             prefix="scatter_",
         ),
@@ -233,11 +230,10 @@ rule wp_jsd_tvd_figure:
     input:
         points=paths.wp_dataset_files()["points"],
     output:
-        **reported_figure(
+        **catalog_figure(
             "wp",
-            paths.figure_files("wp", "{dataset}/jsd_tvd"),
+            "{dataset}/jsd_tvd",
             "jsd_tvd",
-            "Test 4: JSD-TVD plane (Figure 3)",
             model=PLAN.wp_base_model,
             prefix="jsd_tvd_",
         ),

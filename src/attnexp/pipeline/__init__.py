@@ -27,11 +27,12 @@ def files(named) -> dict:
 
 def call(job: Callable, snakemake) -> None:
     """Run one job from a workflow script: its log first, then `job` by keyword with the rule's named files, its
-    settings (rebuilt from the rule's `params.settings`) and its threads. Figures draw headless (Agg)."""
+    settings (rebuilt from the rule's `params.settings`) and its threads; the log ends with its usage, rule and
+    wildcards. Figures draw headless (Agg)."""
     from attnexp.runlog import log_to
 
     os.environ.setdefault("MPLBACKEND", "Agg")
-    with log_to(snakemake.log[0]):
+    with log_to(snakemake.log[0], job=(snakemake.rule, dict(snakemake.wildcards.items()))):
         settings = typing.get_type_hints(job)["settings"]
         job(
             inputs=files(snakemake.input),

@@ -8,10 +8,11 @@ from attnexp.pipeline.settings import FigureSettings, TableSettings
 def run_erasure_tables(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
     """The summary per dataset x model x ranking and the single-weight table (`settings.runs`: the models' files)."""
     from attnexp import paths
-    from attnexp.pipeline.plan import ERASURE_TABLES
+    from attnexp.report import catalog
     from attnexp.report.erasure import write_erasure_tables
 
-    by_stem = {stem: {fmt: outputs[f"{stem}_{fmt}"] for fmt in paths.TABLE_FORMATS} for stem in ERASURE_TABLES}
+    stems = catalog.outputs(paths.ERASURE, "table")
+    by_stem = {stem: {fmt: outputs[f"{stem}_{fmt}"] for fmt in paths.TABLE_FORMATS} for stem in stems}
     write_erasure_tables(models=settings.runs, outputs=by_stem, bootstrap=settings.bootstrap)
 
 

@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict
 
 from attnexp.pipeline import Files
-from attnexp.pipeline.settings import AnalyzeSettings, FigureSettings, TableSettings, resolved
+from attnexp.pipeline.settings import AnalyzeSettings, FigureSettings, resolved
 
 
 def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, threads: int = 1) -> None:
@@ -88,36 +88,6 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
         },
     )
     print(f"all analyses done in {time.perf_counter() - start:.1f}s", flush=True)
-
-
-def run_table(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
-    """One J&W table (`settings.table`: table1, table2, cross_measure_table, rationale_table) in every format."""
-    from attnexp.report.jw import tables
-
-    s, ci = settings, settings.bootstrap
-    if s.table == "table1":
-        tables.build_table1(
-            datasets=s.datasets, metas=inputs["meta"], metrics=inputs["metrics"], outputs=outputs, bootstrap_options=ci
-        )
-    elif s.table == "table2":
-        tables.build_table2(
-            models=s.models,
-            kendall=inputs["kendall"],
-            datasets=s.datasets,
-            metas=inputs["meta"],
-            outputs=outputs,
-            pairs=s.pairs,
-            nan_policy=s.nan_policy,
-            bootstrap_options=ci,
-        )
-    elif s.table == "cross_measure_table":
-        tables.build_cross_measure(
-            models=s.models, kendall=inputs["kendall"], outputs=outputs, legacy_labels=s.legacy_labels, bootstrap_options=ci
-        )
-    elif s.table == "rationale_table":
-        tables.build_rationale_table(recovery=inputs["recovery"], outputs=outputs, bootstrap_options=ci)
-    else:
-        raise ValueError(f"not a J&W table: {s.table!r}")
 
 
 def run_model_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:

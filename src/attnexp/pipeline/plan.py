@@ -20,25 +20,11 @@ from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, AdversaryS
 from attnexp.datasets import DATASETS, get_dataset, policy
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
-from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES, TABLE_TITLES
+from attnexp.report import catalog
+from attnexp.report.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.order import dataset_sections
 from attnexp.report.published import compared
 
-AZ_TABLES = {  # table stem -> report title (attnexp.report.az.TABLES)
-    "correlations": "Spearman's rho by layer",
-    "subject_recovery": "Subject found by relevance",
-    "importance_recovery": "Subject found by importance",
-}
-AZ_FIGURES = {"correlation_by_layer": "{dataset}/correlation_by_layer", "cls_maps": "{dataset}/cls_maps_seed{seed}"}
-ERASURE_TABLES = {  # table stem -> report title (attnexp.report.erasure)
-    "erasure_summary": "Erasure: first flip, comprehensiveness, sufficiency per ranking",
-    "single_weight": "Erasure: the top attention weight against a random one",
-}
-ERASURE_FIGURES = {  # figure name -> report title (attnexp.report.erasure), one of each per dataset
-    "single_weight_hist": "JSD of erasing the top attention weight minus a random one",
-    "first_flip": "Fraction of items erased at the first decision flip, per ranking",
-    "aopc_curves": "Comprehensiveness and sufficiency over k, per ranking",
-}
 WP_FIGURE_KINDS = {"seed": "seeds", "adv": "adversary"}  # {kind}_violin / {kind}_scatter: what is compared
 
 
@@ -159,7 +145,7 @@ class Plan:
         return [paths.analysis_files(**m)["kendall_summary"] for m in self.grid_models()]
 
     def jw_table_targets(self) -> list[str]:
-        return [f for stem in TABLE_TITLES for f in paths.table_files("jw", stem).values()]
+        return [f for stem in catalog.outputs("jw", "table") for f in paths.table_files("jw", stem).values()]
 
     def jw_figure_targets(self) -> list[str]:
         """Manifests: each stands for the batch job that draws all figures of a dataset (or the summary)."""
@@ -385,11 +371,13 @@ class Plan:
     def az_table_targets(self) -> list[str]:
         if not self.az_datasets and not self.hf_runs:
             return []
-        return [f for stem in AZ_TABLES for f in paths.table_files("az", stem).values()]
+        return [f for stem in catalog.outputs("az", "table") for f in paths.table_files("az", stem).values()]
 
     def az_figure_targets(self) -> list[str]:
-        stems = [AZ_FIGURES["correlation_by_layer"].format(dataset=d) for d in self.az_datasets]
-        stems += [AZ_FIGURES["cls_maps"].format(dataset=d, seed=s) for d in self.az_datasets for s in self.az_seeds]
+        stems = []
+        for stem in catalog.outputs("az", "figure"):  # per dataset, or per dataset and seed
+            seeds = self.az_seeds if "{seed}" in stem else [None]
+            stems += [stem.format(dataset=d, seed=s) for d in self.az_datasets for s in seeds]
         for m, d, s in self.hf_runs:
             stems.append(paths.hf_figure_stem("cls_maps", m, d, s))
         stems += [paths.hf_figure_stem("correlation_by_layer", m, d) for m in self.hf_models for d in self.hf_datasets]
@@ -471,11 +459,11 @@ class Plan:
     def erasure_table_targets(self) -> list[str]:
         if not self.erasure_models():
             return []
-        return [f for stem in ERASURE_TABLES for f in paths.table_files(paths.ERASURE, stem).values()]
+        return [f for stem in catalog.outputs(paths.ERASURE, "table") for f in paths.table_files(paths.ERASURE, stem).values()]
 
     def erasure_figure_files(self, dataset: str = "{dataset}") -> dict[str, dict[str, str]]:
         """figure name -> {png, pdf} of one dataset's erasure figures."""
-        return {name: paths.figure_files(paths.ERASURE, f"{dataset}/{name}") for name in ERASURE_FIGURES}
+        return {name: paths.figure_files(paths.ERASURE, f"{dataset}/{name}") for name in catalog.names(paths.ERASURE, "figure")}
 
     def erasure_figure_targets(self) -> list[str]:
         return [f for d in self.erasure_datasets() for files in self.erasure_figure_files(d).values() for f in files.values()]

@@ -8,6 +8,13 @@ from attnexp.pipeline import Files
 from attnexp.pipeline.settings import ComparisonPageSettings, ReportSettings, TableSettings
 
 
+def run_table(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
+    """A one-table job of any paper: the catalog's builder for `settings.table` (attnexp.report.catalog)."""
+    from attnexp.report import catalog
+
+    catalog.builder(settings.table)(inputs=inputs, outputs=outputs, settings=settings)
+
+
 def run_paper_comparison(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
     """The comparison table: every published number this grid can match, ours beside it (`settings.runs`)."""
     from attnexp.report.comparison import build_paper_comparison

@@ -13,6 +13,7 @@ benchmarks/paper_grid_cost.py `--write-resources` regenerates it; import-light, 
 
 import csv
 import fnmatch
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -139,59 +140,15 @@ class ResourceTable:
         return ResourceTable(rows.values(), self.header)
 
 
-# A job log's path under logs/ (attnexp.paths.log, the rules' `log:`) -> its rule; first match wins.
-_NAME, _SEED = r"(?P<dataset>[^/]+)", r"seed[^/]+"
-LOG_RULES = [
-    (r"raw/synthetic/(?P<family>[^/]+)", "synthesize_{family}"),
-    (r"raw/linzen", "linzen_agreement"),
-    (r"download/(?P<archive>[^/]+)", "download_{archive}"),
-    (rf"preprocess/{_NAME}", "preprocess"),
-    (rf"train/{_NAME}/(?P<encoder>transformer)-[^/]+/{_SEED}", "train_transformer"),
-    (rf"train/{_NAME}/(?P<encoder>[^/-]+)-[^/]+/{_SEED}", "train"),
-    (rf"analyses/{_NAME}/(?P<encoder>[^/-]+)-[^/]+/{_SEED}", "analyze"),
-    (rf"wp/{_NAME}/adversarial/{_SEED}/lambda[^/]+", "wp_adversary"),
-    (rf"wp/{_NAME}/base/{_SEED}/jw_adversary", "wp_jw_adversary"),
-    (rf"wp/{_NAME}/(?P<variant>[^/]+)/{_SEED}", "wp_train"),
-    (rf"wp/{_NAME}/seed_variance", "wp_seed_variance"),
-    (rf"wp/{_NAME}/adv_variance", "wp_adversary_variance"),
-    (rf"wp/{_NAME}/jsd_tvd_points", "wp_jsd_tvd_points"),
-    (rf"wp/{_NAME}/jsd_tvd_table", "wp_jsd_tvd_table"),
-    (rf"wp/{_NAME}/jsd_tvd_figure", "wp_jsd_tvd_figure"),
-    (rf"wp/{_NAME}/(seed|adv)_figures", "wp_variance_figures"),
-    (r"wp/uniform_table", "wp_uniform_table"),
-    (r"wp/diagnostic_table", "wp_diagnostic_table"),
-    (r"wp/adversarial_table", "wp_adversarial_table"),
-    (r"az/combine", "az_combine"),
-    (r"az/tables", "az_tables"),
-    (rf"az/{_NAME}/correlation_figure", "az_correlation_figure"),
-    (rf"az/{_NAME}/cls_maps_{_SEED}", "az_cls_maps"),
-    (rf"az/{_NAME}/{_SEED}", "az_analyse"),
-    (r"tables/jw/table1_datasets", "table1"),
-    (r"tables/jw/table2_kendall", "table2"),
-    (r"tables/jw/cross_measure", "cross_measure_table"),
-    (r"tables/jw/rationale_recovery", "rationale_table"),
-    (r"tables/erasure/tables", "erasure_tables"),
-    (r"tables/comparison/paper_comparison_page", "paper_comparison_page"),
-    (r"tables/comparison/paper_comparison", "paper_comparison"),
-    (r"figures/jw/summary", "summary_figures"),
-    (r"figures/jw/summary/[^/]+/[^/]+", "summary_figure"),
-    (rf"figures/jw/{_NAME}/[^/]+/{_SEED}/[^/]+", "model_figure"),
-    (rf"figures/jw/{_NAME}", "dataset_figures"),
-    (rf"figures/erasure/{_NAME}", "erasure_figures"),
-    (r"report/report", "report"),
-    (r"hf/(?P<hf_model>[^/]+)/preprocessed/(?P<dataset>[^/]+)", "hf_tokenize"),
-    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/{_SEED}/model", "hf_model"),
-    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/{_SEED}/az", "hf_az"),
-    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/{_SEED}/jw", "hf_analyze"),
-    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/correlation_figure", "hf_correlation_figure"),
-    (rf"hf/(?P<hf_model>[^/]+)/{_NAME}/cls_maps_{_SEED}", "hf_cls_maps"),
-]
-USAGE = re.compile(r"job usage: wall (?P<wall>[\d.]+) s, cpu (?P<cpu>[\d.]+) s, max rss (?P<rss>[\d.]+) MiB")
+USAGE = re.compile(
+    r"job usage: wall (?P<wall>[\d.]+) s, cpu (?P<cpu>[\d.]+) s, max rss (?P<rss>[\d.]+) MiB"
+    r", rule (?P<rule>\w+), wildcards (?P<wildcards>\{.*\})$"
+)
 
 
 @dataclass(frozen=True)
 class JobUsage:
-    """One finished job's `job usage` line (attnexp.runlog) and what its log's path says about the job."""
+    """One finished job's `job usage` line (attnexp.runlog): its costs, rule and wildcards."""
 
     log: str
     rule: str
@@ -201,28 +158,16 @@ class JobUsage:
     rss_mib: float
 
 
-def log_rule(relative: str) -> tuple[str, dict] | None:
-    """(rule, wildcards) of a job log's path relative to logs/ (e.g. `train/imdb/lstm-tanh/seed0.log`)."""
-    stem = relative.removesuffix(".log")
-    for pattern, rule in LOG_RULES:
-        match = re.fullmatch(pattern, stem)
-        if match:
-            wildcards = match.groupdict()
-            return rule.format(**wildcards), wildcards
-    return None
-
-
 def job_usages(log_dir: str | Path) -> list[JobUsage]:
-    """Every job log under `log_dir` (a workflow's logs/) that ends with a `job usage` line, i.e. finished."""
+    """Every job log under `log_dir` (a workflow's logs/) that ends with a `job usage` line naming its rule and
+    wildcards (attnexp.runlog), i.e. finished."""
     usages = []
     for path in sorted(Path(log_dir).rglob("*.log")):
-        found = log_rule(path.relative_to(log_dir).as_posix())
         lines = path.read_text(errors="replace").splitlines()
         usage = USAGE.search(lines[-1]) if lines else None
-        if found and usage:
-            rule, wildcards = found
+        if usage:
             wall, cpu, rss = (float(usage[k]) for k in ("wall", "cpu", "rss"))
-            usages.append(JobUsage(str(path), rule, wildcards, wall, cpu, rss))
+            usages.append(JobUsage(str(path), usage["rule"], json.loads(usage["wildcards"]), wall, cpu, rss))
     return usages
 
 

@@ -25,6 +25,7 @@ from attnexp.datasets import policy
 from attnexp.models import names
 from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, FitSettings, HFSettings
 from attnexp.pipeline.plan import Plan, wp_settings
+from attnexp.report import catalog
 
 Config = Mapping[str, Any]
 
@@ -472,23 +473,6 @@ class HFRunSettings(JobSettings):
 
 # --- tables, figures, the report ---
 
-# What each table job reads besides its input files; the other fields stay empty, so that a setting reruns only
-# the tables that show it.
-TABLE_READS = {
-    "table1": ("datasets", "bootstrap"),
-    "table2": ("datasets", "models", "pairs", "nan_policy", "bootstrap"),
-    "cross_measure_table": ("models", "legacy_labels", "bootstrap"),
-    "rationale_table": ("bootstrap",),
-    "wp_uniform_table": ("reported",),
-    "wp_diagnostic_table": (),
-    "wp_adversarial_table": (),
-    "wp_jsd_tvd_table": ("dataset",),
-    "az_combine": ("runs",),
-    "az_tables": ("gradients",),
-    "paper_comparison": ("runs", "nan_policy", "bootstrap"),
-    "erasure_tables": ("runs", "bootstrap"),
-}
-
 
 def table_runs(plan: Plan, table: str) -> Any:
     """The run files an aggregate table reads: A&Z's per-seed summaries, the erasure files, or the comparison's."""
@@ -501,7 +485,7 @@ def table_runs(plan: Plan, table: str) -> Any:
 
 @dataclass(frozen=True)
 class TableSettings(JobSettings):
-    """One table job (a key of TABLE_READS): the grid it summarises (`models` in input order), its statistics and
+    """One table job (its `reads` in attnexp.report.catalog): the grid it summarises (`models` in input order), its statistics and
     confidence intervals, and for an aggregate the run files it reads (`runs`)."""
 
     table: str
@@ -531,7 +515,7 @@ class TableSettings(JobSettings):
             "reported": lambda: config["wp"]["jw_reported"],
             "runs": lambda: table_runs(plan, table),
         }
-        return cls(table=table, **{key: values[key]() for key in TABLE_READS[table]})
+        return cls(table=table, **{key: values[key]() for key in catalog.reads(table)})
 
 
 @dataclass(frozen=True)

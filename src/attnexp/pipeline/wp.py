@@ -8,7 +8,7 @@ from pathlib import Path
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.models.settings import FitSettings
 from attnexp.pipeline import Files
-from attnexp.pipeline.settings import FigureSettings, TableSettings, WPAnalysisSettings, WPRunSettings, resolved
+from attnexp.pipeline.settings import FigureSettings, WPAnalysisSettings, WPRunSettings, resolved
 
 
 def run_wp_train(*, inputs: Files, outputs: Files, settings: WPRunSettings, threads: int = 1) -> dict:
@@ -154,24 +154,6 @@ def run_wp_jsd_tvd_points(*, inputs: Files, outputs: Files, settings: WPAnalysis
     )
     write_parquet(outputs["points"], points)
     print(f"{len(points)} points for {settings.dataset}")
-
-
-def run_wp_table(*, inputs: Files, outputs: Files, settings: TableSettings, threads: int = 1) -> None:
-    """One W&P table: Test 1 (uniform), Test 3 (diagnostic), Test 4 (adversarial; JSD/TVD points per dataset)."""
-    from attnexp.report import wp
-
-    if settings.table == "wp_uniform_table":
-        wp.write_uniform_table(
-            base_metrics=inputs["base"], uniform_metrics=inputs["uniform"], reported=settings.reported, outputs=outputs
-        )
-    elif settings.table == "wp_diagnostic_table":
-        wp.write_diagnostic_table(metrics=inputs["metrics"], outputs=outputs)
-    elif settings.table == "wp_adversarial_table":
-        wp.write_adversarial_table(adversary_metrics=inputs["adversaries"], base_metrics=inputs["base"], outputs=outputs)
-    elif settings.table == "wp_jsd_tvd_table":
-        wp.write_points_table(points=inputs["points"], dataset=settings.dataset, outputs=outputs)
-    else:
-        raise ValueError(f"not a W&P table: {settings.table!r}")
 
 
 def run_wp_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:

@@ -169,6 +169,27 @@ def write_points_table(*, points: Path, dataset: str, outputs: Mapping[str, Path
     return _write(read_parquet(points), outputs, "jsd_tvd_points", f"{CAPTIONS['jsd_tvd_points']} Dataset: {dataset}.")
 
 
+# --- the catalog's builders (attnexp.report.catalog): a table job's files and settings in, the table written ---
+
+
+def uniform_table_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    return write_uniform_table(
+        base_metrics=inputs["base"], uniform_metrics=inputs["uniform"], reported=settings.reported, outputs=outputs
+    )
+
+
+def diagnostic_table_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    return write_diagnostic_table(metrics=inputs["metrics"], outputs=outputs)
+
+
+def adversarial_table_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    return write_adversarial_table(adversary_metrics=inputs["adversaries"], base_metrics=inputs["base"], outputs=outputs)
+
+
+def points_table_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    return write_points_table(points=inputs["points"], dataset=settings.dataset, outputs=outputs)
+
+
 # --- figures ---
 
 

@@ -7,8 +7,8 @@ from functools import partial
 from pathlib import Path
 
 from attnexp.io import read_csv, write_json
+from attnexp.report.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.jw.adversary import adversary_examples, adversary_histogram, adversary_violin
-from attnexp.report.jw.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.jw.data import FigureOptions, load_model_results
 from attnexp.report.jw.kendall import tau_densities, tau_differences, tau_histogram
 from attnexp.report.jw.permutation import permutation_density, permutation_violin

@@ -417,3 +417,38 @@ def build_rationale_table(
     order = dataset_order([d for f in frames for d in f.get("dataset", [])])
     write_table(table, outputs, caption=CAPTIONS["rationale_recovery"], display=rationale_display(table, order))
     return table
+
+
+# --- the catalog's builders (attnexp.report.catalog): a table job's files and settings in, the table written ---
+
+
+def table1_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    s = settings
+    return build_table1(
+        datasets=s.datasets, metas=inputs["meta"], metrics=inputs["metrics"], outputs=outputs, bootstrap_options=s.bootstrap
+    )
+
+
+def table2_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    s = settings
+    return build_table2(
+        models=s.models,
+        kendall=inputs["kendall"],
+        datasets=s.datasets,
+        metas=inputs["meta"],
+        outputs=outputs,
+        pairs=s.pairs,
+        nan_policy=s.nan_policy,
+        bootstrap_options=s.bootstrap,
+    )
+
+
+def cross_measure_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    s = settings
+    return build_cross_measure(
+        models=s.models, kendall=inputs["kendall"], outputs=outputs, legacy_labels=s.legacy_labels, bootstrap_options=s.bootstrap
+    )
+
+
+def rationale_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
+    return build_rationale_table(recovery=inputs["recovery"], outputs=outputs, bootstrap_options=settings.bootstrap)

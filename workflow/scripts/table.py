@@ -1,4 +1,4 @@
 from attnexp.pipeline import call
-from attnexp.pipeline.jw import run_table
+from attnexp.pipeline.report import run_table
 
 call(run_table, snakemake)
