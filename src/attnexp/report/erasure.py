@@ -34,7 +34,7 @@ CAPTIONS = {
         "(several seeds: the mean over seeds, the interval over the seeds' means). " + INSTANCES
     ),
     "single_weight": (
-        "Serrano & Smith's single-weight test: erase the top attention weight or a random one. Fractions of instances "
+        "Serrano & Smith's single-weight test: erase the top attention weight or a random other one. Fractions of instances "
         "where the decision flips for the top weight only, the random one only, both, neither; ΔJSD = JSD(top) − "
         "JSD(random), mean and median. " + INSTANCES
     ),

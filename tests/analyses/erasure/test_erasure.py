@@ -244,38 +244,78 @@ def test_planted_token_flips_at_k1_under_gradient_and_comprehensiveness_is_p_c()
 
 def test_random_baseline_is_seeded_and_per_instance():
     batch = collate(make_rows("bc"))
-    scores, items = random_draws(batch, seed=4)
-    again, again_items = random_draws(batch, seed=4)
+    top = torch.ones(batch.size, dtype=torch.long)
+    scores, items = random_draws(batch, seed=4, top=top)
+    again, again_items = random_draws(batch, seed=4, top=top)
     assert torch.equal(scores, again) and torch.equal(items, again_items)
-    other, _ = random_draws(batch, seed=5)
+    other, _ = random_draws(batch, seed=5, top=top)
     assert not torch.equal(scores, other)
-    alone, alone_items = random_draws(batch.select(slice(3, 4)), seed=4)  # the same draw outside its batch
+    alone, alone_items = random_draws(batch.select(slice(3, 4)), seed=4, top=top[3:4])  # the same draw outside its batch
     assert torch.equal(alone[0, : alone.shape[1]], scores[3, : alone.shape[1]]) and alone_items[0] == items[3]
     real = batch.real_mask
     assert ((items >= 1) & (items <= real.sum(-1))).all() and (scores[~real] == 0).all() and (scores[real] > 0).all()
 
 
-def test_tables_reproducible_and_rationale_rows_only_where_planted():
-    model, rows = make_model("qa", "cnn", "tanh"), make_rows("qa")
-    rows["rationale"] = [[1], [], [2, 3], [], [1]]
-    rng = np.random.default_rng(0)
-    scores = pd.DataFrame({"instance_id": rows["instance_id"], "attention": [rng.random(n).tolist() for n in LENGTHS]})
-    settings = ErasureSettings(bins=BINS, memory_budget_mb=256.0)
-    first = erasure_tables(model, rows, scores, settings, seed=1, batch_size=2, progress=False)
-    again = erasure_tables(model, rows, scores, settings, seed=1, batch_size=2, progress=False)
-    rebatched = erasure_tables(model, rows, scores, settings, seed=1, batch_size=3, progress=False)
-    for a, b, c in zip(first, again, rebatched, strict=True):
-        pd.testing.assert_frame_equal(a, b)  # the same settings: the same bytes
-        # another batching pads differently, so some CPU kernels (AVX-512 convolutions) round differently
-        pd.testing.assert_frame_equal(a, c, check_exact=False, rtol=1e-5, atol=1e-6)
-    attention, inputs = first
-    assert set(attention["ranking"]) == {"attention", "random", "rationale", "attention_gradient", "attention_x_gradient"}
-    assert sorted(attention.loc[attention["ranking"] == "rationale", "instance_id"]) == ["i0", "i2", "i4"]
-    assert (inputs.groupby(["instance_id", "ranking"]).size() == len(BINS)).all()
-    assert attention.loc[attention["ranking"] != "attention", "jsd_top"].isna().all()
-    different = erasure_tables(model, rows, scores, settings, seed=2, batch_size=2, progress=False)[1]
-    random = inputs["ranking"] == "random"
-    assert not np.allclose(inputs.loc[random, "comprehensiveness"], different.loc[random, "comprehensiveness"])
+def varied_rows(count: int = 36, tied_every: int = 3) -> pd.DataFrame:
+    """BC rows of 1 .. 9 real tokens; every `tied_every`-th instance repeats one token (the average encoder then
+    gives it tied attention weights, so its top item is position 1 by the tie rule)."""
+    rng = np.random.default_rng(7)
+    lengths = [1 + k % 9 for k in range(count)]
+    tokens = [[5] * n if k % tied_every == 0 else rng.integers(4, 30, n).tolist() for k, n in enumerate(lengths)]
+    ids, labels = [f"v{k}" for k in range(count)], [k % 2 for k in range(count)]
+    return pd.DataFrame({"instance_id": ids, "tokens": [[2, *t, 3] for t in tokens], "label": labels})
+
+
+def test_random_single_weight_is_never_the_top_item_and_covers_the_others():
+    """Serrano & Smith's `rand_nontop` (spec §2): r is uniform over the n - 1 real items other than the top one i*,
+    never i* itself (drawn from all n items, r = i* on 1/n of the instances); with n < 2 there is no other item."""
+    batch = collate(varied_rows())
+    n = batch.real_mask.sum(-1)
+    scores = torch.rand(batch.tokens.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    scores[::4] = 0.5  # tied scores: the tie rule's top item, position 1
+    top = ranks(scores, batch.real_mask).argmin(-1)
+    assert (top[::4] == 1).all() and len(set(top[n >= 3].tolist())) > 3  # varied tops, first and inner positions
+    drawn = [set() for _ in range(batch.size)]
+    for seed in range(120):
+        _, items = random_draws(batch, seed=seed, top=top)
+        several = n >= 2
+        assert (items[several] != top[several]).all(), f"seed {seed}: the random item is the top item"
+        assert ((items >= 1) & (items <= n.clamp(min=1))).all() and (items[~several] == 1).all()
+        for row, item in enumerate(items.tolist()):
+            drawn[row].add(item)
+    for row, count in enumerate(n.tolist()):  # every other real item is drawn, for every length and top position
+        expected = set(range(1, count + 1)) - {int(top[row])} if count >= 2 else {1}
+        assert drawn[row] == expected, (row, count, int(top[row]))
+
+
+def test_erasure_tables_pair_the_top_attention_weight_with_another_random_one(monkeypatch):
+    """The single-weight test erases alpha's top item (ties: the earliest) and a random item that is never it, for
+    every instance of every batch (also instances with tied attention weights), and is undefined for n < 2."""
+    model, rows = make_model("bc", "average", "tanh"), varied_rows()
+    pairs = []
+
+    def recorded(model, batch, items, output=None):
+        pairs.append((batch.instance_ids, items, output.attention, batch.real_mask.sum(-1)))
+        return single_weight(model, batch, items, output)
+
+    monkeypatch.setattr("attnexp.analyses.erasure.instances.single_weight", recorded)
+    scores = pd.DataFrame({"instance_id": rows["instance_id"], "gradient": [[1.0] * (len(t) - 2) for t in rows["tokens"]]})
+    settings = ErasureSettings(bins=(0.5,), memory_budget_mb=256.0)
+    for seed in range(4):
+        attention, _ = erasure_tables(model, rows, scores, settings, seed=seed, batch_size=12, progress=False)
+        single = attention[attention["ranking"] == "attention"]
+        assert single.loc[single["n"] < 2, "jsd_top"].isna().all() and single.loc[single["n"] >= 2, "jsd_top"].notna().all()
+    assert len(pairs) == 4 * 3
+    for ids, items, alpha, n in pairs:
+        for row, (instance_id, count) in enumerate(zip(ids, n.tolist(), strict=True)):
+            if count < 2:
+                continue
+            real = alpha[row, 1 : 1 + count]
+            top, other = int(items[row, 0]), int(items[row, 1])
+            assert top == 1 + int(torch.nonzero(real == real.max())[0])  # alpha's top item, the earliest of ties
+            if int(instance_id[1:]) % 3 == 0:  # one repeated token: tied weights, so the top item is position 1
+                assert torch.equal(real, real[:1].expand_as(real)) and top == 1
+            assert other != top and 1 <= other <= count, (instance_id, top, other)
 
 
 def test_length_chunks_cover_every_variant_once_with_bounded_padding():

@@ -65,7 +65,8 @@ def erasure_tables(
         with torch.no_grad():
             output = model(batch)
         given = {name: scores_from_lists(scores[name].iloc[part], batch, offset) for name in named}
-        random, item = random_draws(batch, seed)
+        top = ranks(output.attention.double(), batch.real_mask).argmin(-1)  # position of rank 0: alpha's top item
+        random, item = random_draws(batch, seed, top)  # the single-weight test's random item: never the top one
         given[RANDOM] = random
         if oracle:
             given[RATIONALE] = rationale_scores(rows["rationale"].iloc[part], batch)
@@ -86,7 +87,6 @@ def erasure_tables(
             if swappable(model):  # d p / d alpha needs the output as a function of one attention vector
                 flips[ATTENTION_GRADIENT], flips[ATTENTION_X_GRADIENT] = attention_gradients(model, batch, output)
             fractions = first_flip(model, batch, torch.stack(list(flips.values()), dim=1), output, settings.memory_budget_mb)
-            top = ranks(output.attention.double(), batch.real_mask).argmin(-1)  # position of rank 0: alpha's top item
             divergence, change, flipped = single_weight(model, batch, torch.stack([top, item], dim=1), output)
             numbers = (t.cpu().numpy() for t in (fractions, divergence, change, flipped))
             attention_parts.append(_attention_rows(ids, n, list(flips), *numbers, planted))

@@ -28,20 +28,27 @@ def scores_from_lists(values: Sequence[Sequence[float]], batch: Batch, offset: i
     return scores.to(batch.tokens.device) * batch.real_mask
 
 
-def random_draws(batch: Batch, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+def random_draws(batch: Batch, seed: int, top: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The random baseline of every instance from its own generator (`instance_generator(seed, "erasure/" + id)`: not
-    the adversary's stream), so that a draw
-    does not depend on which instances share the batch: scores [B, L] (uniform on the real tokens, 0 elsewhere) and
-    one uniformly random real position [B] (Serrano & Smith's random single weight)."""
+    the adversary's stream), so that a draw does not depend on which instances share the batch: scores [B, L]
+    (uniform on the real tokens, 0 elsewhere) and Serrano & Smith's random single weight [B] (their `rand_nontop`): a
+    real position uniform over the n - 1 real items other than `top` [B] (the top item's position, 1 .. n).
+
+    With fewer than 2 real items there is no other item and the single-weight test is undefined: the position is then
+    1 (the only real item, or the first position after [SOS]) as a placeholder, and `attention.single_weight` reports
+    NaN (flips: NA in the tables) for such instances, whatever is erased."""
     scores = torch.zeros(batch.tokens.shape, dtype=torch.float64)
-    items = torch.zeros(batch.size, dtype=torch.long)
+    others = torch.zeros(batch.size, dtype=torch.long)  # the draw's index among the real items other than `top`
     for row, (instance_id, length) in enumerate(zip(batch.instance_ids, batch.lengths.tolist(), strict=True)):
-        generator = instance_generator(seed, f"erasure/{instance_id}")
+        generator = instance_generator(seed, f"erasure/{instance_id}")  # per instance (batch-independent draws)
         n = max(length - 2, 0)
         scores[row, 1 : 1 + n] = torch.rand(n, generator=generator, dtype=torch.float64)
-        items[row] = 1 + int(torch.randint(max(n, 1), (1,), generator=generator))
+        others[row] = int(torch.randint(max(n - 1, 1), (1,), generator=generator))
     device = batch.tokens.device
-    return scores.to(device) * batch.real_mask, items.to(device)
+    items = 1 + others.to(device)  # 1 .. n - 1 (the real positions are 1 .. n: `Batch.real_mask`)
+    items = items + (items >= top).long()  # skip the top item: a bijection onto the positions 1 .. n other than top
+    items = torch.where(batch.real_mask.sum(-1) >= 2, items, 1)  # n < 2: no other item, a placeholder (see above)
+    return scores.to(device) * batch.real_mask, items
 
 
 def rationale_scores(rationales: Sequence[Sequence[int]], batch: Batch) -> torch.Tensor:
