@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: run test venv lint format report docs clean
+.PHONY: run test test-fast venv lint format report docs clean
 
 LINTED := src tests benchmarks workflow/scripts
 SNAKEFILES := Snakefile workflow/Snakefile workflow/rules
@@ -31,6 +31,10 @@ report: venv
 
 test: venv
 	$(BIN)/python -m pytest
+
+# The edit loop: unit-level tests only (no end-to-end workflow run, no SLURM cluster, no browser).
+test-fast: venv
+	$(BIN)/python -m pytest -q -m "not slow and not slurm"
 
 # The documentation site (mkdocs.yml, docs/) into site/, warnings as errors: a broken link or anchor fails it.
 docs: venv

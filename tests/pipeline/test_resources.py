@@ -96,3 +96,15 @@ def test_job_usages_reads_finished_jobs_only(tmp_path):
     assert usage.log == str(done) and usage.rule == "train"
     assert usage.wildcards == {"attention": "tanh", "dataset": "sst", "encoder": "lstm", "seed": "0"}
     assert usage.wall_s >= 0 and usage.rss_mib > 0
+
+
+def test_a_module_prefix_finds_the_rule_s_row():
+    """Issue 33: `use rule * from attnexp as attnexp_*` names the rules attnexp_train, attnexp_wp_train, ...; each job
+    still gets its own rule's row, never a shorter rule's."""
+    from attnexp.pipeline.resources import job_resources
+
+    table = ResourceTable([cost("train", seconds=600), cost("wp_train", seconds=60), cost("*", seconds=1)])
+    resources = job_resources(table)
+    runtime = lambda name: resources["runtime"]({}, 1, name)  # noqa: E731
+    assert table.rule_named("attnexp_wp_train") == "wp_train" and table.rule_named("wp_train") == "wp_train"
+    assert runtime("attnexp_train") == runtime("train") > runtime("attnexp_wp_train") == runtime("wp_train")

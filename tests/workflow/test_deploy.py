@@ -43,10 +43,14 @@ def job_total(output: str) -> int:
     return int(re.search(r"^total\s+(\d+)$", output, flags=re.M).group(1))
 
 
-def test_the_workflow_deployed_as_a_module_dry_runs(tmp_path):
+@pytest.mark.parametrize("renamed", ["", " as attnexp_*"], ids=["snakedeploy", "prefixed"])
+def test_the_workflow_deployed_as_a_module_dry_runs(tmp_path, renamed):
+    """snakedeploy's `use rule * from attnexp`, and with every rule renamed (`as attnexp_*`, issue 33): each job
+    still finds its own rule's row of workflow/resources.tsv."""
     project = tmp_path / "my-study"
     (project / "workflow").mkdir(parents=True)
-    (project / "workflow/Snakefile").write_text(DEPLOYED.format(source=REPO, snakefile=REPO / "workflow/Snakefile"))
+    deployed = DEPLOYED.format(source=REPO, snakefile=REPO / "workflow/Snakefile")
+    (project / "workflow/Snakefile").write_text(deployed.replace("from attnexp\n", f"from attnexp{renamed}\n"))
     shutil.copytree(REPO / "config", project / "config")
     deployed = dry_run(project)
     assert deployed.returncode == 0, deployed.stdout[-2000:] + deployed.stderr[-3000:]

@@ -65,7 +65,7 @@ def job_resources(table: "ResourceTable", runtime_scale: float = 1.0) -> dict:
     of the job's row in `table` (generated datasets read their `synthetic` rows)."""
 
     def job_request(wildcards, attempt: int, rulename: str) -> Request:
-        return request(table.job_cost(rulename, dict(wildcards.items())), attempt, runtime_scale)
+        return request(table.job_cost(table.rule_named(rulename), dict(wildcards.items())), attempt, runtime_scale)
 
     return {
         "runtime": lambda wildcards, attempt, rulename: job_request(wildcards, attempt, rulename).runtime,
@@ -118,6 +118,13 @@ class ResourceTable:
                     if kind and (name, data, kind) in self.rows:
                         return self.rows[(name, data, kind)]
         raise KeyError(f"workflow/resources.tsv has no row for rule {rule!r} (add one with dataset and model '*')")
+
+    def rule_named(self, rulename: str) -> str:
+        """The table's name for a rule of the workflow: used as a module with `use rule * from attnexp as attnexp_*`,
+        every rule carries a prefix, so a name the table lacks is looked up without its leading `<prefix>_` parts."""
+        known = {rule for rule, _, _ in self.rows}
+        parts = rulename.split("_")
+        return next(("_".join(parts[i:]) for i in range(len(parts)) if "_".join(parts[i:]) in known), rulename)
 
     def job_cost(self, rule: str, wildcards: Mapping[str, str]) -> Cost:
         """The row of the job of `rule` with these wildcards (a generated dataset reads the `synthetic` rows)."""
