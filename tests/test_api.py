@@ -47,6 +47,47 @@ def test_a_raw_sentence_gets_the_pipelines_numbers_for_the_same_instance(planted
     assert list(exp.to_frame().columns) == ["word", "attention", "gradient", "loo", "ig", "adversarial"]
 
 
+def test_a_loaded_run_computes_exactly_what_the_analyses_job_computes(planted_sentiment, tmp_path):
+    """`load_run` applies the schema's default `Compute` (device, padded BiLSTM), the one the analyses job builds from
+    the default config and applies to the model it loads: the same function, bit for bit (the packed BiLSTM equals it
+    only up to float rounding), so `explain` on a loaded run gets the job's numbers; `compute=` overrides it."""
+    from attnexp import paths
+    from attnexp.data.batching import sequential_batches
+    from attnexp.io import write_json
+    from attnexp.models.checkpoint import load_model, write_run
+    from attnexp.models.encoders import LSTMEncoder
+    from attnexp.models.settings import Compute
+    from attnexp.models.train import fit
+    from attnexp.pipeline.settings import AnalyzeSettings, default_config, resolved
+    from tests.factories import train_settings
+
+    instances, meta = planted_sentiment
+    files = {k: tmp_path / v for k, v in paths.model_files("syn_sentiment", "lstm", "tanh", 0).items()}
+    model = build_model(meta, "lstm", "tanh", embedding_dim=12, hidden_size=8, seed=0)
+    trained = fit(model, instances, train_settings(1, 64), progress=lambda line: None)
+    write_run(files, trained.model, trained.history, {"dataset": "syn_sentiment"}, trained.test_metrics)
+    write_json(tmp_path / paths.preprocessed_files("syn_sentiment")["meta"], meta)
+
+    run = api.load_run(files["model"].parent)
+    analysis = resolved(AnalyzeSettings.from_config(default_config(), "syn_sentiment", 0, "lstm", "tanh").analysis)
+    job = Compute(analysis.device, analysis.padded_lstm).apply(load_model(files["model"]))  # as run_analyze loads it
+    packed = api.load_run(files["model"].parent, compute=Compute("cpu", padded_lstm=False)).model
+
+    def padded(m):
+        return [e.padded for e in m.modules() if isinstance(e, LSTMEncoder)]
+
+    schema_default = default_config()["padded_lstm"]
+    assert api.default_compute() == Compute(default_config()["device"], schema_default)
+    assert padded(run.model) == padded(job) == [schema_default] and padded(packed) == [False]
+    assert schema_default is True  # the default the API used to miss (it ran BiLSTMs packed)
+    batch = sequential_batches(split_frame(instances, "test"), 64)[0]
+    with torch.no_grad():
+        ours, theirs, other = run.model(batch.to(analysis.device)), job(batch.to(analysis.device)), packed(batch)
+    assert torch.equal(ours.logits, theirs.logits) and torch.equal(ours.attention, theirs.attention)
+    assert not torch.equal(other.logits, theirs.logits.cpu())  # packed: equal up to float rounding only
+    torch.testing.assert_close(other.logits, theirs.logits.cpu(), atol=1e-5, rtol=1e-5)
+
+
 def test_transformers_get_raw_rollout_and_flow_whose_last_raw_row_is_the_attention(planted_nli, settings):
     instances, meta = planted_nli
     model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls").eval()

@@ -44,7 +44,9 @@ from attnexp.data.vocab import EOS, SOS, SPECIALS, UNK, encode
 from attnexp.datasets.tokenize import TOKENIZERS
 from attnexp.io import read_json
 from attnexp.models.checkpoint import load_model
+from attnexp.models.device import model_device
 from attnexp.models.interface import AttentionModel
+from attnexp.models.settings import Compute
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -197,18 +199,21 @@ def _results_root(run_dir: Path) -> Path:
     raise FileNotFoundError(f"{run_dir} is not inside a {results}/ folder; pass meta= (the preprocessed meta.json)")
 
 
-def load_run(run_dir: str | Path, meta: str | Path | None = None) -> Run:
+def load_run(run_dir: str | Path, meta: str | Path | None = None, compute: Compute | None = None) -> Run:
     """The model of a training run folder (`attnexp.paths.RUN_FILES`), its tokenizer and classes.
 
-    The vocabulary and text recipe come from the preprocessed `meta.json` of the run's dataset (found under the
-    same `results/`, or given as `meta`). A model that carries its own tokenizer (`tokenizer` attribute: a Hugging
-    Face run, whose folder or model.pt `run_dir` may name) keeps it; its class names then come from `meta` when
-    given, else they are the class indices.
+    The model computes as the workflow's jobs compute with it: `compute` (`attnexp.models.settings.Compute`: the
+    device and whether BiLSTMs run over the padded batch) defaults to the schema's (`default_compute()`: `device:
+    auto`, `padded_lstm: true`), so `explain` gets exactly the analyses' numbers; `Compute("cpu", False)` keeps it
+    on the CPU with torch's packed BiLSTM. The vocabulary and text recipe come from the preprocessed `meta.json` of
+    the run's dataset (found under the same `results/`, or given as `meta`). A model that carries its own tokenizer
+    (`tokenizer` attribute: a Hugging Face run, whose folder or model.pt `run_dir` may name) keeps it; its class
+    names then come from `meta` when given, else they are the class indices.
     """
     run_dir = Path(run_dir)
     if run_dir.is_file():
         run_dir = run_dir.parent
-    model = load_model(run_dir / paths.RUN_FILES["model"])
+    model = (compute or default_compute()).apply(load_model(run_dir / paths.RUN_FILES["model"]))
     config_file = next(
         (d / paths.RUN_FILES["config"] for d in (run_dir, run_dir.parent) if (d / paths.RUN_FILES["config"]).is_file()), None
     )
@@ -236,16 +241,33 @@ def _recipe(meta: Mapping) -> str:
 # --- explanations ---
 
 
-def default_settings(schema: str | Path | None = None) -> tuple[AnalysisSettings, AZSettings]:
-    """The J&W and A&Z analysis settings of the default config (the schema's defaults: the packaged schema unless
-    `schema` names another file), batch size 1."""
-    from attnexp.pipeline.settings import MINIMAL_GRID, analysis_settings, az_settings
+def _default_config(schema: str | Path | None = None) -> dict:
+    """The minimal config with every other key at the schema's default (the packaged schema unless `schema` names
+    another file)."""
+    from attnexp.pipeline.settings import MINIMAL_GRID
 
     config = dict(MINIMAL_GRID)
     problems = schema_problems(config, schema)
     if problems:
         raise ValueError(f"the schema {schema or SCHEMA} rejects its own minimal config: {problems}")
+    return config
+
+
+def default_settings(schema: str | Path | None = None) -> tuple[AnalysisSettings, AZSettings]:
+    """The J&W and A&Z analysis settings of the default config (the schema's defaults: the packaged schema unless
+    `schema` names another file), batch size 1."""
+    from attnexp.pipeline.settings import analysis_settings, az_settings
+
+    config = _default_config(schema)
     return analysis_settings(config, batch_size=1), az_settings(config)
+
+
+def default_compute(schema: str | Path | None = None) -> Compute:
+    """How the default config's models compute (the schema's `device` and `padded_lstm`), as every job applies it to
+    the model it loads: `load_run`'s default."""
+    from attnexp.pipeline.settings import compute_settings
+
+    return compute_settings(_default_config(schema))
 
 
 @dataclass
@@ -414,8 +436,8 @@ def explain(
     az_settings = az_settings or defaults[1]
     model.eval()
     tokenized = [tokenizer.encode(t, q) for t, q in zip(texts, questions, strict=True)]
-    with torch.no_grad():
-        output = model(collate(_rows(tokenized, labels=[0] * len(texts))))
+    with torch.no_grad():  # on the model's device, as the analyses batch (a loaded run: the configured device)
+        output = model(collate(_rows(tokenized, labels=[0] * len(texts))).to(model_device(model)))
     predicted = model.predict(output.logits).tolist()
     probabilities = model.distribution(output.logits).double().tolist()
     names = list(classes) if classes is not None else [str(c) for c in range(len(probabilities[0]))]

@@ -4,6 +4,7 @@
 import torch
 
 from attnexp.models.encoders import LSTMEncoder, set_padded_lstm
+from attnexp.models.settings import Compute
 
 
 def test_padded_bilstm_equals_packed_values_and_gradients():
@@ -26,3 +27,12 @@ def test_padded_bilstm_equals_packed_values_and_gradients():
     for a, b in zip(w1, w0, strict=True):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
     assert (h1[1, 3:] == 0).all() and (g1[1, 3:] == 0).all()  # PAD: zero output, no gradient
+
+
+def test_compute_switches_every_bilstm_of_a_model_on_its_device_and_returns_the_model():
+    """`Compute.apply`, the one way the settings reach a model (training, the analyses jobs, `api.load_run`)."""
+    model = torch.nn.Sequential(LSTMEncoder(4, 3), torch.nn.Sequential(torch.nn.Linear(2, 2), LSTMEncoder(4, 3)))
+    encoders = [m for m in model.modules() if isinstance(m, LSTMEncoder)]
+    assert Compute("cpu", padded_lstm=True).apply(model) is model and all(e.padded for e in encoders)
+    assert Compute("auto", padded_lstm=False).apply(model) is model and not any(e.padded for e in encoders)
+    assert next(model.parameters()).device.type == ("cuda" if torch.cuda.is_available() else "cpu")  # "auto", resolved

@@ -12,7 +12,7 @@ from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings
 from attnexp.analyses.wp.settings import WPSettings
 from attnexp.config import PACKAGED_SCHEMA
-from attnexp.models.settings import FitSettings, HFSettings
+from attnexp.models.settings import Compute, FitSettings, HFSettings
 from attnexp.pipeline import settings as job
 from tests.conftest import REPO
 
@@ -127,7 +127,7 @@ ORIGINS = {
     AnalysisSettings: ("analyses",),
     FitSettings: (),
     HFSettings: ("hf", "train"),
-    job.Compute: (),
+    Compute: (),
 }
 ELSEWHERE = {
     "lam": ("analyses", "adversary", "lambda"),
@@ -174,7 +174,7 @@ def test_every_settings_field_comes_from_the_schema(kind):
         assert origin is None or exists(origin), f"{kind.__name__}.{field.name}: {origin} is not in the schema"
 
 
-@pytest.mark.parametrize("kind", [AZSettings, WPSettings, AnalysisSettings, FitSettings, HFSettings, job.Compute])
+@pytest.mark.parametrize("kind", [AZSettings, WPSettings, AnalysisSettings, FitSettings, HFSettings, Compute])
 def test_no_settings_field_has_a_code_default(kind):
     defaults = [f.name for f in dataclasses.fields(kind) if f.default is not dataclasses.MISSING]
     assert defaults == []

@@ -1,6 +1,7 @@
-"""How models are trained: the settings of `models.train.fit` and of one Hugging Face model, as plain frozen
-dataclasses without torch, so that the workflow can build them when it plans the jobs (`attnexp.pipeline.settings`
-fills them from the validated config; the schema owns every default)."""
+"""How models compute and are trained: how a model computes once built or loaded (`Compute`), the settings of
+`models.train.fit` and of one Hugging Face model, as plain frozen dataclasses without torch, so that the workflow can
+build them when it plans the jobs (`attnexp.pipeline.settings` fills them from the validated config; the schema owns
+every default)."""
 
 from dataclasses import dataclass
 
@@ -8,6 +9,25 @@ from dataclasses import dataclass
 # J&W and W&P runs (the A&Z Transformer: `az.train`)
 JW_LEARNING_RATE = 1e-3
 JW_WEIGHT_DECAY = 1e-5
+
+
+@dataclass(frozen=True)
+class Compute:
+    """How a model computes, whatever computes with it (the top-level config keys of the same names): on `device`
+    (as configured: "auto", "cpu", "cuda", "cuda:N"; resolved where it is applied, `models.device.resolve_device`) and,
+    with `padded_lstm`, its BiLSTMs over the padded batch (false: torch's packed sequences; equal up to float rounding,
+    ~1e-7). `apply` is the one way it reaches a model: training (`FitSettings.compute`), the analyses jobs and
+    `attnexp.api.load_run` (the schema's defaults) all call it."""
+
+    device: str
+    padded_lstm: bool
+
+    def apply(self, model):
+        """`model` moved to the resolved device with every BiLSTM encoder switched to `padded_lstm`; returns it."""
+        from attnexp.models.device import resolve_device
+        from attnexp.models.encoders import set_padded_lstm
+
+        return set_padded_lstm(model.to(resolve_device(str(self.device))), self.padded_lstm)
 
 
 @dataclass(frozen=True)
@@ -28,6 +48,11 @@ class FitSettings:
     padded_lstm: bool  # BiLSTMs over the padded batch (faster on CPU; packed: equal up to float rounding)
     fused_adam: bool  # Adam's fused kernel (2-4x faster steps on large embeddings; the loop: equal up to rounding)
     amsgrad: bool  # J&W's Adam variant; the A&Z Transformer trains with plain Adam (`az.train.amsgrad`)
+
+    @property
+    def compute(self) -> Compute:
+        """How the trained model computes (`device`, `padded_lstm`); `fit` applies it before the first epoch."""
+        return Compute(device=self.device, padded_lstm=self.padded_lstm)
 
 
 @dataclass(frozen=True)

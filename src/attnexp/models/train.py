@@ -30,7 +30,6 @@ from attnexp.data.batching import Batch, TensorRows, length_noise_batches
 from attnexp.data.preprocess import positive_class_weight, split_frame
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.device import model_device
-from attnexp.models.encoders import set_padded_lstm
 from attnexp.models.interface import AttentionModel, model_logits
 from attnexp.models.metrics import classification_metrics, selection_metric
 from attnexp.models.settings import FitSettings
@@ -261,7 +260,7 @@ def fit(
     seed_everything(settings.seed, settings.deterministic)
     rng = np.random.default_rng(settings.seed)
     train_rows, test_rows = split_frame(instances, "train"), split_frame(instances, "test")
-    set_padded_lstm(model.to(settings.device), settings.padded_lstm)
+    settings.compute.apply(model)  # the device and the BiLSTMs' padded_lstm
     train_tensors, lengths = TensorRows(train_rows), train_rows["length"].to_numpy() + 2  # L = n + 2 (markers)
     objective.start(model, instances, train_rows, settings)
     optimizers = build_optimizers(model, settings)

@@ -23,7 +23,7 @@ from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings, Te
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, WPSettings
 from attnexp.datasets import policy
 from attnexp.models import names
-from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, FitSettings, HFSettings
+from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Compute, FitSettings, HFSettings
 from attnexp.pipeline.plan import Plan, wp_settings
 from attnexp.report import catalog
 
@@ -78,24 +78,12 @@ def resolved(settings):
 # --- shared blocks ---
 
 
-@dataclass(frozen=True)
-class Compute(JobSettings):
-    """How a job computes, whatever it computes (top-level keys `device`, `padded_lstm`, `fused_adam` and
-    `seeding.deterministic`); outputs on the CPU do not depend on the device."""
-
-    device: str  # as configured: auto | cpu | cuda | cuda:N (resolved in the job)
-    padded_lstm: bool
-    fused_adam: bool
-    deterministic: bool
-
-    @classmethod
-    def from_config(cls, config: Config) -> "Compute":
-        return cls(
-            device=config["device"],
-            padded_lstm=config["padded_lstm"],
-            fused_adam=config["fused_adam"],
-            deterministic=config["seeding"]["deterministic"],
-        )
+def compute_settings(config: Config) -> Compute:
+    """How every model computes (top-level keys `device`, as configured: auto | cpu | cuda | cuda:N, resolved where
+    `Compute.apply` applies it, and `padded_lstm`); outputs on the CPU do not depend on the device. Training
+    (`fit_settings`), the J&W analyses (`analysis_settings`) and the API (`attnexp.api.default_compute`) build it
+    here."""
+    return Compute(device=config["device"], padded_lstm=config["padded_lstm"])
 
 
 def declaration(config: Config, dataset: str) -> dict | None:
@@ -119,16 +107,16 @@ def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapp
         raise ValueError(f"{paper} runs are trained with the dataset's hyperparameters (epochs, batch_size)")
     sizes = config["az"]["train"] if paper == "az" else hyperparameters
     jw_adam = paper in ("jw", "wp")
-    compute = Compute.from_config(config)
+    compute = compute_settings(config)
     return FitSettings(
         epochs=sizes["epochs"],
         batch_size=sizes["batch_size"],
         seed=int(seed),
         select_on=config["wp"]["select_on"] if paper == "wp" else config["model_selection"]["split"],
-        deterministic=compute.deterministic,
+        deterministic=config["seeding"]["deterministic"],
         device=compute.device,
         padded_lstm=compute.padded_lstm and paper != "hf",
-        fused_adam=compute.fused_adam,
+        fused_adam=config["fused_adam"],
         learning_rate=JW_LEARNING_RATE if jw_adam else sizes["learning_rate"],
         weight_decay=JW_WEIGHT_DECAY if jw_adam else 0.0,
         amsgrad=sizes["amsgrad"] if paper == "az" else True,
@@ -137,7 +125,7 @@ def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapp
 
 def analysis_settings(config: Config, batch_size: int) -> AnalysisSettings:
     """The J&W analyses' settings (`analyses`); `batch_size` is the model's training batch size (J&W)."""
-    section = config["analyses"]
+    section, compute = config["analyses"], compute_settings(config)
     adversary = section["adversary"]
     return AnalysisSettings(
         batch_size=int(batch_size),
@@ -153,8 +141,8 @@ def analysis_settings(config: Config, batch_size: int) -> AnalysisSettings:
             lam=adversary["lambda"],
             code_thresholds=adversary["code_thresholds"],
         ),
-        device=config["device"],
-        padded_lstm=config["padded_lstm"],
+        device=compute.device,
+        padded_lstm=compute.padded_lstm,
         test_sample=TestSample(n=section["test_sample"]["n"], seed=section["test_sample"]["seed"]),
     )
 

@@ -97,11 +97,11 @@ def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSe
     from attnexp.io import read_parquet, write_parquet
     from attnexp.models.checkpoint import load_model
     from attnexp.models.device import set_threads
-    from attnexp.models.encoders import set_padded_lstm
+    from attnexp.models.settings import Compute
 
     set_threads(threads)
     analysis, runs, seed = resolved(settings.analysis), settings.wp.jw_adversary_runs, settings.wp.base_seed
-    classifier = set_padded_lstm(load_model(inputs["model"], analysis.device), analysis.padded_lstm)
+    classifier = Compute(analysis.device, analysis.padded_lstm).apply(load_model(inputs["model"]))
     test = analysis.sample(split_frame(read_parquet(inputs["instances"]), "test"))  # analyses.test_sample
     parts = []
     for run in range(runs):
