@@ -122,11 +122,18 @@ def report_command(
 
 
 def chance_level_models(workdir: Path) -> list[str]:
-    """The trained models under results/models whose test accuracy is near chance (attnexp.chance), as
-    "dataset model seed k (accuracy vs the majority rate)"."""
+    """The trained models under results/models, and the Hugging Face runs under results/hf, whose test accuracy is
+    near chance (attnexp.chance), as "dataset model seed k (accuracy vs the majority rate)"."""
+    results = workdir / paths.RESULTS
+    runs = [  # (metrics.json, the meta.json of the instances it was tested on, dataset, model label, seed folder)
+        (f, workdir / paths.preprocessed_files(f.parts[-4])["meta"], f.parts[-4], f.parts[-3], f.parts[-2])
+        for f in sorted((results / "models").glob("*/*/seed*/metrics.json"))
+    ]
+    for f in sorted((results / "hf").glob("*/*/seed*/model/metrics.json")):  # results/hf/{hf_model}/{dataset}/seed*/
+        hf_model, dataset = f.parts[-5], f.parts[-4]
+        runs.append((f, workdir / paths.hf_preprocessed_files(hf_model, dataset)["meta"], dataset, f"hf-{hf_model}", f.parts[-3]))
     found = []
-    for metrics_file in sorted((workdir / paths.RESULTS / "models").glob("*/*/seed*/metrics.json")):
-        meta_file = workdir / paths.preprocessed_files(metrics_file.parts[-4])["meta"]
+    for metrics_file, meta_file, dataset, model, seed in runs:
         try:
             metrics, meta = json.loads(metrics_file.read_text()), json.loads(meta_file.read_text())
             rate = majority_rate(meta.get("class_counts", {}).get("test", {}), len(meta["classes"]))
@@ -134,7 +141,6 @@ def chance_level_models(workdir: Path) -> list[str]:
         except (OSError, ValueError, KeyError):
             continue
         if near_chance(accuracy, n, rate):
-            dataset, model, seed = metrics_file.parts[-4:-1]
             found.append(f"{dataset} {model} {seed.replace('seed', 'seed ')} ({accuracy:.2f} vs {rate:.2f})")
     return found
 

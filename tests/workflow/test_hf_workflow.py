@@ -25,7 +25,7 @@ def test_tiny_bert_runs_the_whole_hf_stage(tmp_path):
         "datasets": ["syn_sentiment"],
         "train": {"epochs": 1, "batch_size": 32},
     }
-    result = snakemake(tmp_path, "hf", config=config)
+    result = snakemake(tmp_path, "hf", "tables", "figures", config=config)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
 
     run = paths.hf_model_files("tiny", "syn_sentiment", 0)
@@ -55,3 +55,25 @@ def test_tiny_bert_runs_the_whole_hf_stage(tmp_path):
     assert len(permutation) == 16 and permutation["output_changes"].map(len).eq(4).all()
     assert (permutation["median_output_change"] >= 0).all() and permutation["median_output_change"].max() > 0
     assert len(pd.read_parquet(tmp_path / jw["adversary"])) == 0  # no adversary on a multi-head model
+
+    # issue 35: the Hugging Face run is a model of every J&W table and of the erasure tables, as `hf-tiny`, beside
+    # the grid's Average model, and the closing summary names it when it is near chance, as Table 1 marks it
+    label = {"encoder": "hf", "attention": "tiny"}
+    table1 = pd.read_csv(tmp_path / paths.table_files("jw", "table1_datasets")["csv"])
+    assert {"average", "hf"} <= set(table1["encoder"])
+    (row,) = table1[(table1["encoder"] == "hf")].itertuples()
+    assert (row.dataset, row.attention, row.metric) == ("syn_sentiment", "tiny", "f1_positive")
+    assert row.mean == pytest.approx(json.loads((tmp_path / run["metrics"]).read_text())["f1_positive"])
+    for stem in ("table2_kendall", "cross_measure"):
+        table = pd.read_csv(tmp_path / paths.table_files("jw", stem)["csv"])
+        ours = table[(table["encoder"] == label["encoder"]) & (table["attention"] == label["attention"])]
+        assert len(ours) > 0 and {"average"} <= set(table["encoder"]), stem
+    assert "hf-tiny" in (tmp_path / paths.table_files("jw", "table1_datasets")["md"]).read_text()
+    erasure = pd.read_csv(tmp_path / paths.table_files(paths.ERASURE, "erasure_summary")["csv"])
+    assert "hf-tiny" in set(erasure["model"])
+    named = "syn_sentiment hf-tiny seed 0" in result.stdout + result.stderr
+    assert named == (row.near_chance_seeds > 0)
+    # and its J&W figures, but the adversary's (no adversary on a multi-head model)
+    folder = tmp_path / "results/figures/jw/syn_sentiment/hf-tiny/seed0"
+    assert (folder / "tau_hist_attn_grad.png").stat().st_size > 0 and (folder / "permutation_violin.pdf").stat().st_size > 0
+    assert not list(folder.glob("adversary_*"))

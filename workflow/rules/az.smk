@@ -102,9 +102,7 @@ rule az_correlation_figure:
     input:
         summary=paths.az_combined_files()["summary"],
     output:
-        **catalog_figure(
-            "az", "{dataset}/correlation_by_layer", "correlation_by_layer"
-        ),
+        **catalog_figure("az", "{dataset}/correlation_by_layer", "correlation_by_layer"),
     log:
         paths.log("az", "{dataset}/correlation_figure"),
     wildcard_constraints:

@@ -70,18 +70,25 @@ def get_linzen_path(wildcards):
     return config["az"]["linzen_path"]
 
 
-def get_grid_files(kind, key):
-    """One file of every grid model: kind "model" (run files) or "analysis" (analysis tables)."""
-    files = paths.model_files if kind == "model" else paths.analysis_files
-    return [files(**m)[key] for m in PLAN.grid_models()]
+def get_table_files(kind, key):
+    """One file of every model the J&W tables show (the grid's, then the Hugging Face runs'): kind "model" (run
+    files) or "analysis" (analysis tables)."""
+    return [PLAN.table_model_files(m, kind)[key] for m in PLAN.table_models(kind)]
 
 
-def get_grid_metas(wildcards=None):
-    return [paths.preprocessed_files(d)["meta"] for d in PLAN.datasets]
+def get_table_metas(wildcards=None):
+    return [paths.preprocessed_files(d)["meta"] for d in PLAN.table_datasets()]
 
 
 def get_dataset_figure_inputs(wildcards):
     return PLAN.dataset_figure_inputs(wildcards.dataset)
+
+
+def get_hf_figure_inputs(wildcards):
+    model = PLAN.hf_figure_model(
+        wildcards.hf_model, wildcards.dataset, int(wildcards.seed)
+    )
+    return [model[t] for t in PLAN.figure_tables(PLAN.hf_figure_names)]
 
 
 def get_model_figure_inputs(wildcards):

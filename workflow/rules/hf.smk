@@ -143,6 +143,29 @@ rule hf_cls_maps:
         "../scripts/az_cls_maps.py"
 
 
+# The J&W figures of every Hugging Face run with J&W analyses (results/figures/jw/{dataset}/hf-{hf_model}/...): the
+# tau histograms and densities and the permutation plots; no adversary's (a multi-head model has no single
+# attention vector for it to replace).
+rule hf_figures:
+    input:
+        tables=get_hf_figure_inputs,
+        meta=paths.hf_preprocessed_files()["meta"],
+    output:
+        **hf_figure_outputs(),
+    log:
+        paths.log("figures", "jw/{dataset}/hf-{hf_model}/seed{seed}"),
+    wildcard_constraints:
+        **PLAN.hf_wildcards(),
+    conda:
+        "../envs/attnexp.yaml"
+    resources:
+        **JOB_RESOURCES,
+    params:
+        settings=settings(job.FigureSettings, job="hf_figures"),
+    script:
+        "../scripts/model_figures.py"
+
+
 rule hf:
     input:
         PLAN.hf_targets(),

@@ -33,8 +33,8 @@ rule analyze:
 
 rule table1:
     input:
-        meta=get_grid_metas(),
-        metrics=get_grid_files("model", "metrics"),
+        meta=get_table_metas(),
+        metrics=get_table_files("model", "metrics"),
     output:
         **catalog_table("jw", "table1_datasets"),
     log:
@@ -51,8 +51,8 @@ rule table1:
 
 rule table2:
     input:
-        meta=get_grid_metas(),
-        kendall=get_grid_files("analysis", "kendall"),
+        meta=get_table_metas(),
+        kendall=get_table_files("analysis", "kendall"),
     output:
         **catalog_table("jw", "table2_kendall"),
     log:
@@ -69,7 +69,7 @@ rule table2:
 
 rule cross_measure_table:
     input:
-        kendall=get_grid_files("analysis", "kendall"),
+        kendall=get_table_files("analysis", "kendall"),
     output:
         **catalog_table("jw", "cross_measure"),
     log:
@@ -86,7 +86,7 @@ rule cross_measure_table:
 
 rule rationale_table:
     input:
-        recovery=get_grid_files("analysis", "rationale"),
+        recovery=get_table_files("analysis", "rationale"),
     output:
         **catalog_table("jw", "rationale_recovery"),
     log:

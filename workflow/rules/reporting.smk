@@ -75,13 +75,17 @@ def reported_figure(
 
 def catalog_table(paper, stem, **kwargs):
     """reported_table of an entry of the one catalog of outputs (attnexp.report.catalog), with its title."""
-    return reported_table(paper, stem, catalog.outputs(paper, "table")[stem].title, **kwargs)
+    return reported_table(
+        paper, stem, catalog.outputs(paper, "table")[stem].title, **kwargs
+    )
 
 
 def catalog_figure(paper, stem, caption, **kwargs):
     """reported_figure of an entry of the one catalog of outputs (attnexp.report.catalog), with its title."""
     title = catalog.outputs(paper, "figure")[stem].title
-    return reported_figure(paper, paths.figure_files(paper, stem), caption, title, **kwargs)
+    return reported_figure(
+        paper, paths.figure_files(paper, stem), caption, title, **kwargs
+    )
 
 
 def model_figure_outputs():
@@ -94,6 +98,18 @@ def model_figure_outputs():
             title = JW_FIGURE_TITLES[name]
             outputs += reported_figure("jw", files, name, title, model=label).values()
     return outputs
+
+
+def hf_figure_outputs():
+    """The per-model J&W figures of one Hugging Face run ({hf_model}, {dataset}, {seed} left as wildcards)."""
+    model = PLAN.hf_figure_model("{hf_model}", "{dataset}", "{seed}")
+    return {
+        f"{name}_{fmt}": path
+        for name, files in model["figures"].items()
+        for fmt, path in reported_figure(
+            "jw", files, name, JW_FIGURE_TITLES[name], model="hf-{hf_model} seed {seed}"
+        ).items()
+    }
 
 
 def summary_figure_outputs():

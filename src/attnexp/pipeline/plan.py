@@ -100,6 +100,30 @@ class Plan:
             for s in self.seeds
         ]
 
+    def hf_table_models(self, analysed: bool = False) -> list[dict]:
+        """The Hugging Face runs as models of the J&W tables: encoder `hf`, attention the model's name (so labelled
+        `hf-{hf_model}`, as in the erasure tables); `analysed`: only when they run the J&W analyses (`hf.jw_analyses`)."""
+        if analysed and not self.config["hf"]["jw_analyses"]:
+            return []
+        return [{"dataset": d, "encoder": names.HF_ENCODER, "attention": m, "seed": s} for m, d, s in self.hf_runs]
+
+    def table_models(self, kind: str = "model") -> list[dict]:
+        """Every model the J&W tables show, in input order: the grid's, then the Hugging Face runs' (kind "analysis":
+        those with J&W analyses)."""
+        return self.grid_models() + self.hf_table_models(analysed=kind == "analysis")
+
+    def table_model_files(self, model: Mapping, kind: str) -> dict[str, str]:
+        """One table model's run files (kind "model") or analysis tables (kind "analysis")."""
+        if model["encoder"] == names.HF_ENCODER:
+            files = paths.hf_model_files if kind == "model" else paths.hf_analysis_files
+            return files(model["attention"], model["dataset"], model["seed"])
+        files = paths.model_files if kind == "model" else paths.analysis_files
+        return files(model["dataset"], model["encoder"], model["attention"], model["seed"])
+
+    def table_datasets(self) -> list[str]:
+        """The datasets of the J&W tables: the grid's, then those only the Hugging Face runs use."""
+        return list(dict.fromkeys([*self.datasets, *(d for _, d, _ in self.hf_runs)]))
+
     def wildcards(self) -> dict[str, str]:
         """The global wildcard constraints."""
         return {
@@ -149,7 +173,7 @@ class Plan:
 
     def jw_figure_targets(self) -> list[str]:
         """Manifests: each stands for the batch job that draws all figures of a dataset (or the summary)."""
-        return [paths.figure_manifest("jw", d) for d in [*self.datasets, "summary"]]
+        return [paths.figure_manifest("jw", d) for d in [*self.datasets, "summary"]] + self.hf_figure_targets()
 
     def jw_targets(self) -> list[str]:
         return self.analyses_targets() + self.jw_table_targets() + self.jw_figure_targets()
@@ -168,11 +192,14 @@ class Plan:
         return list(self.config["figures"]["summary"])
 
     def model_tables(self, model: Mapping, tables: Sequence[str]) -> dict[str, str]:
-        """Paths of the analysis tables `tables` of one model (`instances`: the preprocessed instances)."""
-        files = paths.analysis_files(model["dataset"], model["encoder"], model["attention"], model["seed"])
+        """Paths of the analysis tables `tables` of one model of the tables (`instances`: the preprocessed instances;
+        a Hugging Face run's: those its tokenizer made)."""
+        files = self.table_model_files(model, "analysis")
         found = {t: files[t] for t in tables if t != "instances"}
         if "instances" in tables:
-            found["instances"] = paths.preprocessed_files(model["dataset"])["instances"]
+            hf = model["encoder"] == names.HF_ENCODER
+            data = paths.hf_preprocessed_files(model["attention"], model["dataset"]) if hf else None
+            found["instances"] = (data or paths.preprocessed_files(model["dataset"]))["instances"]
         return found
 
     def figure_tables(self, names_: Sequence[str]) -> list[str]:
@@ -202,6 +229,26 @@ class Plan:
         model = {"dataset": dataset, "encoder": encoder, "attention": attention, "seed": int(seed)}
         tables = self.model_tables(model, MODEL_FIGURE_TABLES[figure])
         return [{**model, **tables, "figures": {figure: self.model_figure_files(model, figure)}}]
+
+    @property
+    def hf_figure_names(self) -> list[str]:
+        """The per-model J&W figures of a Hugging Face run: those of `figures.per_model` but the adversary's (a
+        multi-head model has no single attention vector for the adversary to replace; its captions say so)."""
+        return [name for name in self.model_figure_names if "adversary" not in MODEL_FIGURE_TABLES[name]]
+
+    def hf_figure_model(self, hf_model: str, dataset: str, seed) -> dict:
+        """One Hugging Face run's per-model J&W figures, as a batch of one model (labels, tables, figure files)."""
+        model = {"dataset": dataset, "encoder": names.HF_ENCODER, "attention": hf_model, "seed": seed}
+        figures = {name: self.model_figure_files(model, name) for name in self.hf_figure_names}
+        return {**model, **self.model_tables(model, self.figure_tables(self.hf_figure_names)), "figures": figures}
+
+    def hf_figure_targets(self) -> list[str]:
+        return [
+            path
+            for m in self.hf_table_models(analysed=True)
+            for files in self.hf_figure_model(m["attention"], m["dataset"], m["seed"])["figures"].values()
+            for path in files.values()
+        ]
 
     def single_model_figure_encoder(self) -> str:
         """`encoder` of model_figure: every encoder, except for the figures a dataset_figures job draws."""
@@ -406,7 +453,7 @@ class Plan:
             if self.config["hf"]["jw_analyses"]:
                 targets.append(paths.hf_analysis_files(m, d, s)["kendall_summary"])
         figures = [f for f in self.az_figure_targets() if "/hf/" in f]
-        return targets + figures + (self.az_table_targets() if self.hf_runs else [])
+        return targets + figures + self.hf_figure_targets() + (self.az_table_targets() if self.hf_runs else [])
 
     # --- erasure tests (Serrano & Smith; ERASER): in every analyses job, tables and figures across the models ---
 
@@ -544,6 +591,8 @@ class Plan:
             return self.summary_figure_files()
         if job == "summary_figure":
             return self.summary_figure_files(wildcards["attention"], wildcards["summary_figure"])
+        if job == "hf_figures":
+            return [self.hf_figure_model(wildcards["hf_model"], wildcards["dataset"], int(wildcards["seed"]))]
         if job == "erasure_figures":
             dataset = wildcards["dataset"]
             models = [m for m in self.erasure_models() if m["dataset"] == dataset]

@@ -493,8 +493,8 @@ class TableSettings(JobSettings):
         plan = Plan.from_config(config)
         values = {
             "dataset": lambda: dataset,
-            "datasets": lambda: tuple(plan.datasets),
-            "models": lambda: tuple(plan.grid_models()),
+            "datasets": lambda: tuple(plan.table_datasets()),
+            "models": lambda: tuple(plan.table_models("model" if table == "table1" else "analysis")),
             "pairs": lambda: tuple(config["figures"]["table_pairs"]),
             "nan_policy": lambda: config["analyses"]["kendall"]["nan_policy"],
             "legacy_labels": lambda: config["figures"]["legacy_labels"],

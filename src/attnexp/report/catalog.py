@@ -46,7 +46,7 @@ CATALOG: tuple[Output, ...] = (
         "table",
         "Table 1: datasets and test performance",
         "table1",
-        ("datasets", "bootstrap"),
+        ("datasets", "models", "bootstrap"),
         f"{_JW_TABLES}:table1_job",
     ),
     Output(

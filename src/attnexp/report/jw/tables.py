@@ -60,10 +60,17 @@ def performance_metric(task: str) -> str:
     return "f1_positive" if task == "bc" else "accuracy"
 
 
-def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def table1(
+    metas: Mapping[str, Mapping],
+    metrics: Sequence[Mapping],
+    bootstrap_options: Mapping | None = None,
+    models: Sequence[Mapping] | None = None,
+) -> pd.DataFrame:
     """One row per dataset x encoder x attention: dataset statistics plus across-seed test performance, and
     `near_chance_seeds`: how many seeds' test accuracy is not significantly above the majority-class rate
-    (`chance_rate`; attnexp.chance)."""
+    (`chance_rate`; attnexp.chance). `models`: each metrics' labels (dataset, encoder, attention, seed), in the same
+    order; without them the metrics' own (a Hugging Face run's are `hf` and its name)."""
+    labels = metrics if models is None else models
     stats = dataset_statistics(metas)
     tasks = dict(zip(stats["dataset"], stats["task"], strict=True))
     chance = dict(zip(stats["dataset"], stats["chance_rate"], strict=True))
@@ -71,15 +78,15 @@ def table1(metas: Mapping[str, Mapping], metrics: Sequence[Mapping], bootstrap_o
     per_seed = pd.DataFrame(
         [
             {
-                **{key: m[key] for key in ("dataset", "encoder", "attention", "seed")},
-                "metric": performance_metric(tasks[m["dataset"]]),
-                "mean": float(m[performance_metric(tasks[m["dataset"]])]),
+                **{key: label[key] for key in ("dataset", "encoder", "attention", "seed")},
+                "metric": performance_metric(tasks[label["dataset"]]),
+                "mean": float(m[performance_metric(tasks[label["dataset"]])]),
                 "f1_macro": float(m.get("f1_macro", np.nan)),
                 "near_chance_seeds": int(
-                    near_chance(float(m["accuracy"]), int(m.get("n", tests[m["dataset"]])), chance[m["dataset"]])
+                    near_chance(float(m["accuracy"]), int(m.get("n", tests[label["dataset"]])), chance[label["dataset"]])
                 ),
             }
-            for m in metrics
+            for label, m in zip(labels, metrics, strict=True)
         ]
     )
     performance = mean_with_bootstrap_ci(
@@ -370,9 +377,12 @@ def build_table1(
     metrics: Sequence[str | Path],
     outputs: Mapping[str, str | Path],
     bootstrap_options: Mapping | None = None,
+    models: Sequence[Mapping] | None = None,
 ) -> pd.DataFrame:
-    """Table 1 from each dataset's meta.json (in `datasets` order) and every model's metrics.json."""
-    table = table1(load_metas(dict(zip(datasets, metas, strict=True))), [read_json(p) for p in metrics], bootstrap_options)
+    """Table 1 from each dataset's meta.json (in `datasets` order) and every model's metrics.json (`models`: their
+    labels, in the same order)."""
+    loaded = [read_json(p) for p in metrics]
+    table = table1(load_metas(dict(zip(datasets, metas, strict=True))), loaded, bootstrap_options, models)
     write_table(table, outputs, caption=CAPTIONS["table1"], display=table1_display(table, dataset_order(datasets)))
     return table
 
@@ -425,7 +435,12 @@ def build_rationale_table(
 def table1_job(*, inputs: Mapping, outputs: Mapping, settings) -> pd.DataFrame:
     s = settings
     return build_table1(
-        datasets=s.datasets, metas=inputs["meta"], metrics=inputs["metrics"], outputs=outputs, bootstrap_options=s.bootstrap
+        datasets=s.datasets,
+        metas=inputs["meta"],
+        metrics=inputs["metrics"],
+        outputs=outputs,
+        bootstrap_options=s.bootstrap,
+        models=s.models,
     )
 
 
