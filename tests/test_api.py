@@ -172,6 +172,26 @@ def test_a_hugging_face_model_and_tokenizer_are_explained_as_given(tmp_path, set
     assert set(exp.tau) == set(PAIRS)
 
 
+def test_a_hugging_face_model_s_own_labels_name_its_classes(tmp_path, settings):
+    """Issue 35: a checkpoint saved with `id2label` is explained with its class names (`target="positive"` works);
+    transformers' default LABEL_i names fall back to the indices."""
+    import transformers
+
+    from tests.hf_fixtures import tiny_checkpoint
+
+    folder = tiny_checkpoint(tmp_path, "bert", seed=1)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    kwargs = dict(settings=settings[0], az_settings=settings[1], with_permutation=False, with_adversary=False)
+    default = transformers.AutoModelForSequenceClassification.from_pretrained(folder)
+    assert api.explain(default, tokenizer, "a good film", with_erasure=False, **kwargs).classes == ["0", "1"]
+    named = transformers.AutoModelForSequenceClassification.from_pretrained(
+        folder, id2label={0: "negative", 1: "positive"}, label2id={"negative": 0, "positive": 1}
+    )
+    exp = api.explain(named, tokenizer, "a good film", target="positive", with_erasure=False, **kwargs)
+    assert exp.classes == ["negative", "positive"] and exp.target == 1
+    assert exp.label == exp.classes[exp.predicted]
+
+
 def test_target_explains_another_class_than_the_predicted_one(planted_nli, settings):
     """`target=` (an index or a class name) moves the gradient and IG to that class's probability; attention and
     LOO stay; A&Z's blank-out follows it too."""

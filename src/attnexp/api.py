@@ -414,7 +414,8 @@ def explain(
     text), as `analyses.jw.run` seeds them (`with_permutation`, `with_adversary`: False skips them). A&Z (§3-4),
     for models whose `encode` exposes per-layer attention `maps`: raw attention, rollout and flow per layer,
     blank-out and input gradients.
-    `target`: the class (index, or name of `classes`; one per text or one for all) whose score the gradient, IG
+    `target`: the class (index, or name of `classes`, by default the model's own: a checkpoint's `id2label`; one per
+    text or one for all) whose score the gradient, IG
     and A&Z's blank-out and input gradients explain; default the predicted class. A binary model's gradient and
     IG explain p(positive) whatever the target (J&W's convention; the other class's only flips the sign, which
     the absolute value drops); attention, LOO, permutations and the adversary do not depend on a class.
@@ -440,7 +441,7 @@ def explain(
         output = model(collate(_rows(tokenized, labels=[0] * len(texts))).to(model_device(model)))
     predicted = model.predict(output.logits).tolist()
     probabilities = model.distribution(output.logits).double().tolist()
-    names = list(classes) if classes is not None else [str(c) for c in range(len(probabilities[0]))]
+    names = list(classes) if classes is not None else model_classes(model, len(probabilities[0]))
     targets = _targets(target, names, predicted)
     rows = _rows(tokenized, labels=targets)
 
@@ -496,6 +497,17 @@ def explain(
     if with_erasure:
         _erasure(explanations, model, rows, importance, relevance, measure, seed)
     return explanations[0] if single else explanations
+
+
+def model_classes(model: AttentionModel, n: int) -> list[str]:
+    """The class names a model carries: a Hugging Face checkpoint's `id2label`, unless it is transformers' default
+    (LABEL_0, LABEL_1, ...); else the indices "0" .. "n-1" (a run's names come from its dataset: `Run.classes`)."""
+    config = getattr(getattr(model, "model", None), "config", None)
+    labels = getattr(config, "id2label", None) or {}
+    names = [str(labels.get(i, labels.get(str(i), ""))) for i in range(n)]
+    if all(names) and names != [f"LABEL_{i}" for i in range(n)]:
+        return names
+    return [str(i) for i in range(n)]
 
 
 def _targets(target: int | str | Sequence[int | str] | None, classes: Sequence[str], predicted: list[int]) -> list[int]:
