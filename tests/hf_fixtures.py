@@ -18,7 +18,7 @@ def write_vocab(folder: Path) -> Path:
 
 
 def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2, seed: int = 0) -> Path:
-    """A 2-layer, 2-head, width-16 `kind` ("bert" or "distilbert") classifier and its tokenizer in `folder`; weights
+    """A 2-layer, 2-head, width-16 `kind` ("bert", "distilbert" or "roberta") classifier and its tokenizer in `folder`; weights
     drawn with std 0.5 (not 0.02) so that attention is far from uniform and outputs differ between inputs."""
     import torch
     from transformers import AutoModelForSequenceClassification, BertConfig, BertTokenizerFast, DistilBertConfig
@@ -36,6 +36,23 @@ def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2,
             max_position_embeddings=64,
             num_labels=num_labels,
             initializer_range=0.5,
+        )
+    elif kind == "roberta":  # the same word-piece vocabulary; [PAD] (id 0) as its padding index
+        from transformers import RobertaConfig
+
+        config = RobertaConfig(
+            vocab_size=size,
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=66,
+            num_labels=num_labels,
+            initializer_range=0.5,
+            pad_token_id=tokenizer.pad_token_id,
+            bos_token_id=tokenizer.cls_token_id,
+            eos_token_id=tokenizer.sep_token_id,
+            type_vocab_size=1,
         )
     else:
         config = DistilBertConfig(

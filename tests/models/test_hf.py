@@ -73,6 +73,39 @@ def test_permutation_moves_every_heads_cls_weights(tiny):
     assert changes.shape == (3, 4) and changes[1].max() > 0  # the long sentence moves under a shuffle
 
 
+@pytest.mark.parametrize("kind", ["bert", "distilbert", "roberta"])
+def test_decoding_from_the_last_layer_gives_the_logits_of_the_full_rerun(kind, tmp_path):
+    """Issue 35: a swapped last-layer [CLS] row changes nothing below the last layer, so decoding runs the last layer
+    and the head alone, from the states `encode` kept; the same logits as re-running every layer, to float rounding,
+    for the identity and a random permutation and an erasure step, on a padded batch (3 lengths, 3 layers deep)."""
+    from attnexp.analyses.jw.permutation import identity_permutations, sample_permutations
+    from attnexp.models.hf import load_pretrained
+
+    folder = tiny_checkpoint(tmp_path, kind, seed=5)
+    model = load_pretrained(str(folder), task="bc", n_classes=2)
+    assert not model.full_rerun  # the layer stack was found
+    ids = [model.tokenizer(t)["input_ids"] for t in TEXTS]
+    batch = collate(pd.DataFrame({"tokens": ids, "label": [1, 0, 0], "instance_id": ["a", "b", "c"]}))
+    with torch.no_grad():  # as the permutation and erasure tests run it
+        output = model(batch)
+    erased = output.attention.clone()
+    erased[:, 1] = 0  # erase the first real token's weight, renormalise
+    erased = erased / erased.sum(-1, keepdim=True)
+    indices = [identity_permutations(batch, 2), sample_permutations(batch, 5, torch.Generator().manual_seed(1))]
+
+    def decoded() -> list[torch.Tensor]:
+        permuted = [model.decode_permuted(output.encoded, index, batch) for index in indices]
+        return [*permuted, model.decode(output.encoded, erased, batch), model.decode(output.encoded, output.attention, batch)]
+
+    fast = decoded()
+    model.full_rerun = True
+    full = decoded()
+    for ours, reference in zip(fast, full, strict=True):
+        torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(fast[0], output.logits[:, None].expand(3, 2), atol=1e-6, rtol=1e-5)
+    assert not torch.allclose(fast[1], fast[0][:, :1].expand(3, 5)) and not torch.allclose(fast[2], output.logits)
+
+
 def test_saved_models_load_with_their_tokenizer(tiny, tmp_path):
     from attnexp.models.checkpoint import load_model
     from attnexp.models.hf import save_hf_model

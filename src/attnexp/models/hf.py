@@ -16,6 +16,9 @@ The J&W split embed -> encode -> attend -> decode:
     holds the attention fixed, as J&W's gradient importance asks);
   - `decode_permuted(encoded, index, batch)`: every head's [CLS] row permuted by the same index (the J&W
     permutation test on a multi-head model), instead of the head's default of permuting `attend`'s average.
+Swapping the last layer's [CLS] rows changes nothing below the last layer, so the decodes (the permutation test,
+the first-flip and single-weight erasure) run only the last layer and the head again, from the states that entered
+the last layer in `encode` (`full_rerun = True` reruns every layer, the reference the tests compare with).
 It also overrides the head's `blank_id` ([MASK], else [UNK]) and `tokenizer` (the checkpoint's own).
 The [CLS] row is swapped inside a registered attention function (transformers' `AttentionInterface`,
 eager maths), so any model whose self-attention dispatches through that interface works (BERT,
@@ -99,6 +102,7 @@ class HFEncoded(Encoded):
     cls_rows: torch.Tensor | None = None
     embedded: torch.Tensor | None = None  # the embedding-module output fed in (None: the model's own)
     logits: torch.Tensor | None = None  # the model's own logits in our convention
+    last_input: torch.Tensor | None = None  # the states that enter the last layer [B, L, D] (decoding from there)
 
 
 def _check_task(task: str, n_labels: int, n_classes: int, where: str) -> None:
@@ -129,6 +133,8 @@ class HFClassifier(ClassifierHead):
         self.sep_id = getattr(tokenizer, "sep_token_id", None) if tokenizer is not None else None
         self.blank_id = _blank_id(tokenizer, hf)  # A&Z blank-out: [MASK] for BERT-family models
         self.uses_token_types = getattr(hf, "type_vocab_size", 0) > 1
+        self._layers = _layer_stack(base, config.n_layers)  # (parent, attribute, ModuleList), or None
+        self.full_rerun = self._layers is None  # decode by re-running every layer (a reference, or no stack found)
 
     # --- the AttentionModel protocol ---
     @property
@@ -196,7 +202,8 @@ class HFClassifier(ClassifierHead):
         self._last_attention = seen[-1]
         maps = torch.stack(out.attentions, dim=1)
         maps = maps * batch.padding_mask[:, None, None, None, :]
-        hidden = out.hidden_states[-1] if getattr(out, "hidden_states", None) else maps.new_zeros(0)
+        states = getattr(out, "hidden_states", None)
+        hidden = states[-1] if states else maps.new_zeros(0)
         return HFEncoded(
             hidden=hidden,
             question=None,
@@ -204,6 +211,7 @@ class HFClassifier(ClassifierHead):
             cls_rows=maps[:, -1, :, 0, :],
             embedded=embedded,
             logits=self._logits(out.logits, batch),
+            last_input=states[-2] if states and len(states) >= 2 else None,
         )
 
     def attend(self, encoded: HFEncoded, batch: Batch) -> torch.Tensor:
@@ -211,21 +219,37 @@ class HFClassifier(ClassifierHead):
         mean = encoded.cls_rows.mean(dim=1) * batch.real_mask
         return mean / mean.sum(-1, keepdim=True).clamp(min=1e-12)
 
+    @contextmanager
+    def _last_layer_only(self):
+        """The layer stack cut to its last layer while a pass is fed that layer's input (through the embeddings
+        hook): swapping the last layer's [CLS] rows changes nothing below it, so the other layers need not rerun."""
+        parent, name, layers = self._layers
+        setattr(parent, name, nn.ModuleList([layers[-1]]))
+        try:
+            yield
+        finally:
+            setattr(parent, name, layers)
+
     def _decode_rows(self, encoded: HFEncoded, rows: torch.Tensor, batch: Batch) -> torch.Tensor:
-        """Logits [B, K(, C)] with the last layer's [CLS] rows replaced by `rows` [B, K, H, L]."""
+        """Logits [B, K(, C)] with the last layer's [CLS] rows replaced by `rows` [B, K, H, L]: the last layer and
+        the head run again from the states that entered the last layer in `encode`. The whole model reruns with
+        `full_rerun`, or when those states carry a graph (an `encode` under autograd, whose decodes may each be
+        differentiated back to the inputs: a rerun keeps their graphs apart)."""
         size, k = rows.shape[:2]
         index = torch.arange(size, device=rows.device).repeat_interleave(k)
         tokens, lengths = batch.tokens[index], batch.lengths[index]
-        embedded = None if encoded.embedded is None else encoded.embedded[index]
+        kept = encoded.last_input
+        from_last = not self.full_rerun and kept is not None and not kept.requires_grad
+        fed = encoded.last_input if from_last else encoded.embedded
+        fed = None if fed is None else fed[index]
         flat = rows.reshape(size * k, *rows.shape[2:])
         logits = []
         for start in range(0, size * k, MAX_DECODE_ROWS):
             part = slice(start, start + MAX_DECODE_ROWS)
             self._last_attention._attnexp_cls_rows = flat[part]
             try:
-                raw = self._run(
-                    tokens[part], lengths[part], None if embedded is None else embedded[part], attentions=False
-                ).logits
+                with self._last_layer_only() if from_last else _nothing():
+                    raw = self._run(tokens[part], lengths[part], None if fed is None else fed[part], attentions=False).logits
             finally:
                 self._last_attention._attnexp_cls_rows = None
             logits.append(raw)
@@ -276,6 +300,21 @@ class HFClassifier(ClassifierHead):
 
     def head_parameters(self) -> list[nn.Parameter]:
         return self.parameter_groups()["decoder"]
+
+
+@contextmanager
+def _nothing():
+    yield
+
+
+def _layer_stack(base: nn.Module, n_layers: int) -> tuple[nn.Module, str, nn.ModuleList] | None:
+    """Where the base model keeps its `n_layers` transformer layers (BERT, RoBERTa: encoder.layer; DistilBERT:
+    transformer.layer): (parent module, attribute name, the ModuleList); None if no such list is found."""
+    for parent in base.modules():
+        for name, child in parent.named_children():
+            if isinstance(child, nn.ModuleList) and len(child) == n_layers:
+                return parent, name, child
+    return None
 
 
 def _blank_id(tokenizer, hf_config) -> int:
