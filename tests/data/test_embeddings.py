@@ -6,6 +6,7 @@ import torch
 
 from attnexp.data.embeddings import load_word_vectors
 from attnexp.data.vocab import SPECIALS
+from attnexp.errors import DataError
 from attnexp.models.train import build_model
 
 torch.set_num_threads(1)
@@ -34,6 +35,41 @@ def test_wrong_dimension_is_a_clear_error(tmp_path):
     path.write_text("good 1 2\n")
     with pytest.raises(ValueError, match="3 numbers"):
         load_word_vectors(path, VOCAB, 3)
+
+
+@pytest.mark.parametrize("value", ["nan", "-inf", "1e39"])  # 1e39 overflows float32 to inf
+def test_a_non_finite_vector_names_the_file_line_word_and_fix(tmp_path, value):
+    path = tmp_path / "v.vec"
+    path.write_text(f"2 3\ngood 1 2 3\nbad 0.5 {value} 1\n")
+    with pytest.raises(DataError) as error:
+        load_word_vectors(path, VOCAB, 3, key="data.embeddings.fasttext_simple")
+    message = str(error.value)
+    assert f"{path}:3: the vector of 'bad' has '{value}' (number 2 of 3)" in message
+    assert "fix or delete that line, or set data.embeddings.fasttext_simple to null" in message
+
+
+def test_a_non_finite_vector_of_a_word_outside_the_vocabulary_is_skipped(tmp_path):
+    path = tmp_path / "v.vec"
+    path.write_text("other nan nan nan\ngood 1 2 3\n")
+    assert load_word_vectors(path, VOCAB, 3)[1] == 1
+
+
+def test_a_non_number_names_the_file_line_and_word(tmp_path):
+    path = tmp_path / "v.vec"
+    path.write_text("good 1 2 x3\n")
+    with pytest.raises(DataError, match=r"v.vec:1: the vector of 'good' has 'x3', which is not a number"):
+        load_word_vectors(path, VOCAB, 3)
+
+
+@pytest.mark.parametrize("header", [True, False])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path, header, newline):
+    path = tmp_path / "v.vec"
+    lines = (["2 3"] if header else []) + ["good 1 2 3", "bad 4 5 6"]
+    path.write_bytes(b"\xef\xbb\xbf" + newline.join(lines).encode() + newline.encode())
+    matrix, found = load_word_vectors(path, VOCAB, 3)
+    assert found == 2  # the first word is "good", not "\ufeffgood"
+    np.testing.assert_array_equal(matrix[4:6], [[1, 2, 3], [4, 5, 6]])
 
 
 def test_model_starts_from_the_vectors(tmp_path):

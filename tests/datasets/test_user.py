@@ -10,10 +10,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from attnexp import paths
 from attnexp.config import ConfigError
-from attnexp.data.preprocess import preprocess
+from attnexp.data.preprocess import preprocess, read_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.datasets.user import declaration_problems, read_columns, read_header, read_table
+from attnexp.pipeline.data import run_preprocess
+from attnexp.pipeline.plan import Plan
+from attnexp.pipeline.settings import PreprocessSettings
 from tests.conftest import REPO
 from tests.factories import validated_config
 
@@ -79,6 +83,38 @@ def test_files_per_split_and_a_jsonl_nli_dataset_with_a_second_text(tmp_path):
     assert list(test0["question"]) == [2, *[index.get(w, 1) for w in rows[16]["hypothesis"].split()], 3]
 
 
+def test_rows_dropped_by_each_step_are_counted_in_meta_and_the_job_log(tmp_path, capsys):
+    frame = pd.read_csv(REVIEWS, dtype=str, keep_default_na=False)
+    extra = [("?!", "train"), ("", "test"), ("...", "test"), (" ; , ", "test"), ("Too short.", "dev")]
+    extra += [("Far too short here.", "test")] * 2
+    rows = [{"id": str(100 + i), "review": text, "sentiment": "pos", "part": part} for i, (text, part) in enumerate(extra)]
+    path = tmp_path / "reviews.csv"
+    pd.concat([frame, pd.DataFrame(rows)], ignore_index=True).to_csv(path, index=False)
+    config = declare(my_reviews=reviews(path=str(path), split_column="part"))
+    files = {k: tmp_path / v for k, v in paths.preprocessed_files("my_reviews").items()}
+    run_preprocess(
+        inputs=Plan.from_config(config).raw_files("my_reviews"),
+        outputs=files,
+        settings=PreprocessSettings.from_config(config, "my_reviews"),
+    )
+    _, meta = read_preprocessed(files["instances"], files["meta"])
+    assert meta["sizes"] == {"train": 40, "dev": 10, "test": 10}
+    assert meta["sizes_before_filter"] == {"train": 40, "dev": 11, "test": 12}
+    assert meta["dropped"] == {
+        "empty after tokenization": {"train": 1, "dev": 0, "test": 3},
+        "length filter": {"train": 0, "dev": 1, "test": 2},
+    }
+    log = capsys.readouterr().out
+    assert (
+        "my_reviews: dropped 4 row(s) that had no token left after the sst tokenizer (empty or punctuation-only text) "
+        "(train: 1, dev: 0, test: 3)"
+    ) in log
+    assert (
+        "my_reviews: dropped 3 row(s) that were outside the length filter (keep 5 < tokens < inf, from length_bounds) "
+        "(train: 0, dev: 1, test: 2)"
+    ) in log
+
+
 @pytest.mark.parametrize(
     ("declaration", "message"),
     [
@@ -96,6 +132,36 @@ def test_a_bad_declaration_names_the_key_file_column_or_value(declaration, messa
     with pytest.raises(ConfigError) as error:
         declare(mine=declaration)
     assert message in str(error.value)
+
+
+def test_composed_and_decomposed_accents_are_one_label_and_one_word(tmp_path):
+    """NFC and NFD spellings of "neutré" / "café" print the same: they are one class and one vocabulary word."""
+    composed, decomposed = "neutr\u00e9", "neutre\u0301"
+    rows = [("caf\u00e9 good" if i % 2 else "cafe\u0301 good", composed if i % 4 < 2 else decomposed) for i in range(20)]
+    rows += [("plain bad text", "positif")] * 20
+    path = tmp_path / "accents.csv"
+    pd.DataFrame(rows, columns=["review", "sentiment"]).to_csv(path, index=False)
+    declare(accents=reviews(path=str(path), tokenizer="whitespace", length_bounds=[None, None], min_df=1))
+    instances, meta = preprocess(get_dataset("accents"), None)
+    assert meta["classes"] == [composed, "positif"]
+    assert [w for w in meta["vocab"] if w.startswith("caf")] == ["caf\u00e9"]
+    assert (instances["label"] == 0).sum() == 20
+    declare(listed=reviews(path=str(path), classes=[decomposed, "positif"], length_bounds=[None, None]))
+    assert get_dataset("listed").classes == (composed, "positif")
+    with pytest.raises(ConfigError, match=r"'user_datasets.twice.classes': .* spells one class twice"):
+        declare(twice=reviews(path=str(path), classes=[composed, decomposed]))
+
+
+def test_labels_that_differ_only_by_case_or_spaces_are_refused_after_nfc(tmp_path):
+    path = tmp_path / "clash.csv"
+    labels = ["Neutre\u0301", "neutr\u00e9 ", "positif"]
+    pd.DataFrame({"review": [f"text number {i}" for i in range(30)], "sentiment": labels * 10}).to_csv(path, index=False)
+    with pytest.raises(ConfigError) as error:
+        declare(clash=reviews(path=str(path)))
+    assert (
+        "'user_datasets.clash.label': label values that differ only by case or surrounding spaces would become separate "
+        "classes ('Neutr\u00e9' vs 'neutr\u00e9 ')"
+    ) in str(error.value)
 
 
 def test_a_missing_column_lists_the_files_columns_and_a_builtin_name_is_refused():

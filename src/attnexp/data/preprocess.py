@@ -2,7 +2,8 @@
 
 `instances.parquet`: instance_id, split, tokens ([SOS] ids [EOS]), label (class index), question
 (ids, QA/NLI), rationale (planted cue positions in `tokens`), length (real tokens).
-`meta.json`: vocabulary, classes, task, split sizes and the options that produced them.
+`meta.json`: vocabulary, classes, task, split sizes, the rows each step dropped (`dropped`) and the options that
+produced them.
 """
 
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ from attnexp.errors import DataError
 from attnexp.io import read_json, read_parquet, write_json, write_parquet
 
 SPLITS = ("train", "dev", "test")
+EMPTY, LENGTH = "empty after tokenization", "length filter"  # the keys of meta["dropped"]: why rows were dropped
 
 
 def carve_split(index: list, fraction: float, seed: int, stratify=None) -> tuple[list, list]:
@@ -43,6 +45,29 @@ def length_filter(lengths: pd.Series, bounds: tuple[int | None, int | None], imp
     if high is not None:
         keep &= lengths < high
     return keep
+
+
+def _per_split(splits: pd.Series) -> dict[str, int]:
+    return {s: int((splits == s).sum()) for s in SPLITS}
+
+
+def dropped_summary(meta: Mapping) -> list[str]:
+    """One line per preprocessing step that dropped rows (meta["dropped"]), for the job log: how many, why, per split."""
+    low, high = meta["options"]["length_bounds"]
+    extremes = "; implicit_extremes: also each split's shortest and longest" if meta["options"]["implicit_extremes"] else ""
+    why = {
+        EMPTY: f"had no token left after the {meta['tokenizer']} tokenizer (empty or punctuation-only text)",
+        LENGTH: (
+            f"were outside the length filter (keep {low if low is not None else '-inf'} < tokens < "
+            f"{high if high is not None else 'inf'}, from length_bounds{extremes})"
+        ),
+    }
+    lines = []
+    for step, counts in meta.get("dropped", {}).items():
+        if sum(counts.values()):
+            per_split = ", ".join(f"{s}: {n}" for s, n in counts.items())
+            lines.append(f"{meta['dataset']}: dropped {sum(counts.values())} row(s) that {why.get(step, step)} ({per_split})")
+    return lines
 
 
 def _check_splits_left(spec: DatasetSpec, before: dict[str, int], after: dict[str, int]) -> None:
@@ -92,7 +117,9 @@ def preprocess_files(
     files = {role: Path(path) for role, path in files.items()}
     verified = verify_files(files, raw_dir)
     frame = spec.read(files).reset_index(drop=True)
-    frame = frame[frame["text"].str.split().str.len() > 0].reset_index(drop=True)
+    kept = frame["text"].str.split().str.len() > 0
+    dropped = {EMPTY: _per_split(frame.loc[~kept, "split"])}  # in the raw splits: dev may be carved out of train below
+    frame = frame[kept].reset_index(drop=True)
     if "dev" not in set(frame["split"]):
         if not spec.dev_fraction:
             raise ValueError(f"{spec.name}: the raw data has no dev split and no dev_fraction is set")
@@ -142,13 +169,15 @@ def preprocess_files(
         frame["rationale"].map(lambda r: [p + 1 for p in r]) if "rationale" in frame else [[] for _ in range(len(out))]
     )
 
-    before_filter = {s: int((out["split"] == s).sum()) for s in SPLITS}
+    before_filter = _per_split(out["split"])
     if spec.task == "bc":
         keep = pd.concat(
             [length_filter(part["length"], spec.length_bounds, implicit_extremes) for _, part in out.groupby("split")]
         )
         out = out[keep.reindex(out.index)]
-    _check_splits_left(spec, before_filter, {s: int((out["split"] == s).sum()) for s in SPLITS})
+    after_filter = _per_split(out["split"])
+    dropped[LENGTH] = {s: before_filter[s] - after_filter[s] for s in SPLITS}
+    _check_splits_left(spec, before_filter, after_filter)
     parts = [out[out["split"] == "train"]]
     parts += [out[out["split"] == s].sort_values("length", kind="stable") for s in ("dev", "test")]
     out = pd.concat(parts, ignore_index=True)
@@ -162,6 +191,7 @@ def preprocess_files(
         "vocab": vocab,
         "sizes": {s: int((out["split"] == s).sum()) for s in SPLITS},
         "sizes_before_filter": before_filter,
+        "dropped": dropped,
         "class_counts": {s: out.loc[out["split"] == s, "label"].value_counts().sort_index().to_dict() for s in SPLITS},
         "mean_length": float(out["length"].mean()),
         "comparable": spec.comparable,

@@ -19,6 +19,7 @@ import io
 import json
 import lzma
 import tarfile
+import unicodedata
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, closing, contextmanager
@@ -289,6 +290,12 @@ def _pandas_header(path: str | Path, fmt: str) -> list[str]:
     return [str(c) for c in pd.read_csv(path, sep=FORMATS[fmt], nrows=0).columns]
 
 
+def nfc(text: str) -> str:
+    """`text` in Unicode normal form C: a composed and a decomposed spelling ("é" as one code point, or "e" and a
+    combining accent) print the same, so labels and texts are read as one class and one word."""
+    return unicodedata.normalize("NFC", text)
+
+
 def declared_files(declaration: Mapping) -> dict[str, str]:
     """Role -> path: `train`/`dev`/`test` from `files`, or `all` for one `path`."""
     if declaration.get("path"):
@@ -351,7 +358,7 @@ def declaration_problems(name: str, declaration: Mapping) -> list[str]:
         if "" in values[columns["label"]]:
             row = values[columns["label"]].index("")
             problems.append(f"{where}: {path} has an empty {columns['label']!r} (label) in data row {row + 1}")
-        labels |= set(values[columns["label"]]) - {""}
+        labels |= {nfc(label) for label in values[columns["label"]]} - {""}  # as the jobs read them
         if "split" in columns:
             splits |= set(values[columns["split"]])
     problems += _label_problems(key, task, labels, declaration.get("classes"))
@@ -403,8 +410,8 @@ def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | 
     if not labels:
         return []
     alike: dict[str, list[str]] = {}
-    for label in sorted(labels):
-        alike.setdefault(label.strip().casefold(), []).append(label)
+    for label in sorted(labels):  # in NFC already: composed and decomposed accents are one label
+        alike.setdefault(nfc(label.strip().casefold()), []).append(label)
     clashes = [group for group in alike.values() if len(group) > 1]
     if clashes:
         shown = "; ".join(" vs ".join(repr(label) for label in group) for group in clashes[:5])
@@ -414,9 +421,14 @@ def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | 
         ]
     shown = ", ".join(sorted(labels)[:10]) + (", ..." if len(labels) > 10 else "")
     if classes:
+        if len({nfc(c) for c in classes}) < len(classes):
+            return [
+                f"config key '{key}.classes': {classes} spells one class twice (composed and decomposed accents read "
+                f"the same); list each class once"
+            ]
         if task == "bc" and len(classes) != 2:
             return [f"config key '{key}.classes': a bc dataset has 2 classes (negative first), not {len(classes)}"]
-        extra = sorted(labels - set(classes))
+        extra = sorted(labels - {nfc(c) for c in classes})
         return [f"config key '{key}.classes': label(s) {extra[:5]} of the data are not listed"] if extra else []
     if task == "bc" and len(labels) != 2:
         return [
@@ -429,8 +441,8 @@ def _label_problems(key: str, task: str, labels: set[str], classes: list[str] | 
 
 
 def read_user_dataset(files: Mapping[str, Path], declaration: Mapping) -> "pd.DataFrame":
-    """The tidy frame of `readers.py` (split, text, label [, question], key): texts cleaned by the declared
-    tokenizer; a missing test split carved out of train (`split_fractions.test`, `split_seed`)."""
+    """The tidy frame of `readers.py` (split, text, label [, question], key): texts and labels in Unicode NFC, texts
+    cleaned by the declared tokenizer; a missing test split carved out of train (`split_fractions.test`, `split_seed`)."""
     import pandas as pd
     from sklearn.model_selection import train_test_split
 
@@ -439,9 +451,10 @@ def read_user_dataset(files: Mapping[str, Path], declaration: Mapping) -> "pd.Da
     frames = []
     for role, path in files.items():
         table = read_table(path, file_format(path, declaration.get("format")), list(dict.fromkeys(columns.values())))
-        frame = pd.DataFrame({"text": table[columns["text"]].map(clean), "label": table[columns["label"]]})
+        # NFC: a composed and a decomposed spelling of one label or word are one class, one vocabulary entry
+        frame = pd.DataFrame({"text": table[columns["text"]].map(nfc).map(clean), "label": table[columns["label"]].map(nfc)})
         if "question" in columns:
-            frame["question"] = table[columns["question"]].map(clean)
+            frame["question"] = table[columns["question"]].map(nfc).map(clean)
         frame["split"] = table[columns["split"]].map(SPLIT_ALIASES) if "split" in columns else role
         frame["key"] = [f"{'row' if role == 'all' else role}-{i}" for i in range(len(frame))]
         frames.append(frame)
@@ -475,7 +488,7 @@ def user_spec(name: str, declaration: Mapping) -> DatasetSpec:
         batch_size=declaration["batch_size"],
         embedding_dim=declaration["embedding_dim"],
         hidden_size=declaration["hidden_size"],
-        classes=tuple(declaration["classes"]) if declaration.get("classes") else None,
+        classes=tuple(nfc(c) for c in declaration["classes"]) if declaration.get("classes") else None,
         embeddings=declaration["embeddings"],
         comparable=False,
         note="a user dataset: no paper reports numbers for it",

@@ -321,7 +321,8 @@ def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tu
     if embeddings and embeddings.get("path"):
         from attnexp.data.embeddings import load_word_vectors
 
-        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings["missing"], seed)
+        key = f"data.embeddings.{embeddings['source']}"
+        matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings["missing"], seed, key)
         source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
         print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
     comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))

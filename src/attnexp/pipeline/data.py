@@ -34,7 +34,7 @@ def run_preprocess(*, inputs: Files, outputs: Files, settings: PreprocessSetting
     """Preprocess one dataset from its raw files (`inputs`: role -> path, as the plan resolved them) and write the
     shared format; the wall time goes to `outputs["timings"]`, so that meta.json is byte-identical between identical
     runs."""
-    from attnexp.data.preprocess import preprocess_files, write_preprocessed
+    from attnexp.data.preprocess import dropped_summary, preprocess_files, write_preprocessed
     from attnexp.datasets import get_dataset
     from attnexp.datasets.user import user_spec
     from attnexp.io import write_json
@@ -51,4 +51,6 @@ def run_preprocess(*, inputs: Files, outputs: Files, settings: PreprocessSetting
         f"{name}: sizes {meta['sizes']}, |V| = {len(meta['vocab'])}, classes {len(meta['classes'])}, "
         f"mean length {meta['mean_length']:.1f}"
     )
+    for line in dropped_summary(meta):
+        print(line)
     return meta
