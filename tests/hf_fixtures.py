@@ -1,4 +1,5 @@
-"""Tiny randomly initialised BERT / DistilBERT sequence classifiers with a WordPiece tokenizer, saved locally
+"""Tiny randomly initialised BERT / DistilBERT / RoBERTa sequence classifiers with a WordPiece tokenizer, and Llama
+(grouped-query) / GPT-2 ones with a word-level decoder tokenizer, saved locally
 with save_pretrained (no download): what the Hugging Face tests load as a "checkpoint"."""
 
 from pathlib import Path
@@ -17,12 +18,75 @@ def write_vocab(folder: Path) -> Path:
     return path
 
 
+DECODER_SPECIAL = ["<pad>", "<unk>", "<s>", "</s>"]
+
+
+def decoder_tokenizer(bos: bool):
+    """A word-level tokenizer as decoders have them: no [CLS]/[SEP] framing, no pad token; `bos`: it prepends <s>
+    to every text (Llama's), else nothing (GPT-2's)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    words = DECODER_SPECIAL + list(dict.fromkeys(WORDS))
+    core = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    if bos:
+        core.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", 2)])
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+
+
+def tiny_decoder_checkpoint(folder: Path, kind: str = "llama", num_labels: int = 2, seed: int = 0) -> Path:
+    """A 2-layer decoder-only classifier and its tokenizer in `folder`: `llama` with grouped-query attention (4 query
+    heads, 2 key/value heads), or `gpt2`; weights drawn with std 0.5, as `tiny_checkpoint`."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, GPT2Config, LlamaConfig
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = decoder_tokenizer(bos=kind == "llama")
+    size = len(tokenizer)
+    if kind == "llama":
+        config = LlamaConfig(
+            vocab_size=size,
+            hidden_size=16,
+            intermediate_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=64,
+            num_labels=num_labels,
+            initializer_range=0.5,
+            bos_token_id=2,
+            eos_token_id=3,
+            pad_token_id=None,
+        )
+    else:
+        config = GPT2Config(
+            vocab_size=size,
+            n_embd=16,
+            n_layer=2,
+            n_head=2,
+            n_positions=64,
+            num_labels=num_labels,
+            initializer_range=0.5,
+            bos_token_id=2,
+            eos_token_id=3,
+            pad_token_id=None,
+        )
+    torch.manual_seed(seed)
+    model = AutoModelForSequenceClassification.from_config(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
 def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2, seed: int = 0) -> Path:
     """A 2-layer, 2-head, width-16 `kind` ("bert", "distilbert" or "roberta") classifier and its tokenizer in `folder`; weights
     drawn with std 0.5 (not 0.02) so that attention is far from uniform and outputs differ between inputs."""
     import torch
     from transformers import AutoModelForSequenceClassification, BertConfig, BertTokenizerFast, DistilBertConfig
 
+    if kind in ("llama", "gpt2"):
+        return tiny_decoder_checkpoint(folder, kind, num_labels, seed)
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = BertTokenizerFast(vocab_file=str(write_vocab(folder)), do_lower_case=True)
     size = len(tokenizer)

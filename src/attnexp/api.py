@@ -115,9 +115,11 @@ class HuggingFaceTokenizer:
         self.blank_id = int(unk if unk is not None else UNK)
 
     def encode(self, text: str, question: str | None = None) -> TokenizedText:
-        """A pair is packed into one sequence ([CLS] text [SEP] question [SEP]), as the `hf` family reads it."""
-        pair = () if question is None else (question,)
-        ids = list(self.tokenizer(text, *pair, truncation=True, max_length=self.max_length)["input_ids"])
+        """A pair is packed into one sequence ([CLS] text [SEP] question [SEP]; a decoder's tokenizer: between [BOS] and
+        [EOS]), as the `hf` family reads it (`attnexp.models.hf_runs.framed_ids`)."""
+        from attnexp.models.hf_runs import framed_ids
+
+        (ids,) = framed_ids(self.tokenizer, [text], None if question is None else [question], self.max_length)
         if len(ids) < 3:
             raise ValueError(f"{text!r} has no token between the tokenizer's special tokens")
         positions = [str(t) for t in self.tokenizer.convert_ids_to_tokens(ids)]

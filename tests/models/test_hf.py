@@ -106,6 +106,50 @@ def test_decoding_from_the_last_layer_gives_the_logits_of_the_full_rerun(kind, t
     assert not torch.allclose(fast[1], fast[0][:, :1].expand(3, 5)) and not torch.allclose(fast[2], output.logits)
 
 
+@pytest.mark.parametrize("kind", ["llama", "gpt2"])
+def test_a_decoder_classifier_is_explained_at_its_last_token(kind, tmp_path):
+    """Issue 36: a decoder-only classifier (Llama with grouped-query attention: 4 query heads on 2 key/value heads;
+    GPT-2) on texts framed [BOS] ... [EOS]: the maps are the model's own eager attention per query head, causal;
+    the logits are its head's at the last token (what its own pooling gives when it pools there); its own
+    attention and the identity permutation decode back to them, and a swapped row moves them."""
+    from transformers import AutoModelForSequenceClassification
+
+    from attnexp.analyses.jw.permutation import identity_permutations, sample_permutations
+    from attnexp.models.hf import load_pretrained
+    from attnexp.models.hf_runs import framed_ids
+
+    folder = tiny_checkpoint(tmp_path, kind, seed=4)
+    model = load_pretrained(str(folder), task="bc", n_classes=2)
+    assert model.config.causal and model.full_rerun == (kind == "gpt2")  # GPT-2 adds positions after its wte
+    ids = framed_ids(model.tokenizer, TEXTS, None, 32)
+    assert all(i[0] == model.tokenizer.bos_token_id and i[-1] == model.tokenizer.eos_token_id for i in ids)
+    batch = collate(pd.DataFrame({"tokens": ids, "label": [1, 0, 0], "instance_id": ["a", "b", "c"]}))
+    with torch.no_grad():
+        output = model(batch)
+    own = AutoModelForSequenceClassification.from_pretrained(folder, attn_implementation="eager", pad_token_id=0).eval()
+    with torch.no_grad():  # pads (id 0) to the right of the last token, so its own pooling reads it there
+        reference = own(input_ids=batch.tokens, attention_mask=batch.padding_mask.long(), output_attentions=True)
+    torch.testing.assert_close(output.logits, reference.logits[:, 1] - reference.logits[:, 0], atol=1e-5, rtol=1e-5)
+    maps, valid = output.encoded.maps, batch.padding_mask
+    for layer, theirs in enumerate(reference.attentions):
+        assert theirs.shape[1] == maps.shape[2] == (4 if kind == "llama" else 2)  # per query head
+        torch.testing.assert_close(maps[:, layer], theirs * valid[:, None, None, :], atol=1e-6, rtol=1e-5)
+    width = batch.tokens.shape[1]
+    assert (maps * torch.ones(width, width).triu(1).bool()).abs().max() == 0  # row i: positions <= i only
+    q = batch.lengths - 1
+    torch.testing.assert_close(output.encoded.cls_rows, maps[torch.arange(3), -1, :, q])
+    torch.testing.assert_close(model.decode(output.encoded, output.attention, batch), output.logits, atol=1e-6, rtol=1e-5)
+    unchanged = model.decode_permuted(output.encoded, identity_permutations(batch, 2), batch)
+    torch.testing.assert_close(unchanged, output.logits[:, None].expand(3, 2), atol=1e-6, rtol=1e-5)
+    shuffled = model.decode_permuted(output.encoded, sample_permutations(batch, 4, torch.Generator().manual_seed(0)), batch)
+    assert not torch.allclose(shuffled[1], output.logits[1].expand(4))
+    if not model.full_rerun:  # Llama: from the last layer, as for the encoders
+        fast = shuffled
+        model.full_rerun = True
+        full = model.decode_permuted(output.encoded, sample_permutations(batch, 4, torch.Generator().manual_seed(0)), batch)
+        torch.testing.assert_close(fast, full, atol=1e-6, rtol=1e-5)
+
+
 def test_saved_models_load_with_their_tokenizer(tiny, tmp_path):
     from attnexp.models.checkpoint import load_model
     from attnexp.models.hf import save_hf_model

@@ -1,4 +1,5 @@
-"""The Hugging Face stage through the workflow: a tiny BERT built locally, fine-tuned on the generated sentiment data,
+"""The Hugging Face stage through the workflow: a tiny BERT (and a tiny Llama) built locally, fine-tuned on the generated
+sentiment data,
 then A&Z (raw / rollout / flow vs blank-out and gradients, tables and figures) and the J&W tests, in one run."""
 
 import json
@@ -13,8 +14,10 @@ from tests.workflow.helpers import snakemake, tiny_config
 
 
 @pytest.mark.slow
-def test_tiny_bert_runs_the_whole_hf_stage(tmp_path):
-    checkpoint = tiny_checkpoint(tmp_path / "tiny_bert", "bert")
+@pytest.mark.parametrize("kind", ["bert", "llama"])
+def test_a_tiny_model_runs_the_whole_hf_stage(tmp_path, kind):
+    """A BERT encoder, and a Llama decoder with grouped-query attention (issue 36: explained at its last token)."""
+    checkpoint = tiny_checkpoint(tmp_path / f"tiny_{kind}", kind)
     config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
     config["synthetic"]["sentiment"]["sizes"] = {"train": 64, "dev": 16, "test": 16}
     config["az"].update(datasets=[], n_examples=8, batch_size=8)

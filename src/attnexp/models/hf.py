@@ -45,19 +45,25 @@ MAX_DECODE_ROWS = 256  # sequences per forward pass when decoding many candidate
 
 
 def _attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """Eager scaled dot-product attention; a module with `_attnexp_cls_rows` set gets that [B, H, L] as its
-    [CLS] (query 0) rows, and `_attnexp_seen` records the modules in call order."""
+    """Eager scaled dot-product attention, per query head: grouped-query attention (fewer key/value heads) repeats
+    each key/value head for its query heads first, as the models' own eager attention does. A module with
+    `_attnexp_cls_rows` [B, H, L] set gets them as its rows at the explained positions `_attnexp_query` [B] ([CLS]:
+    0; a decoder: its last token); the recorder notes the modules in call order."""
+    groups = query.shape[1] // key.shape[1]
+    if groups > 1:
+        key, value = key.repeat_interleave(groups, dim=1), value.repeat_interleave(groups, dim=1)
     scaling = query.size(-1) ** -0.5 if scaling is None else scaling
     weights = torch.matmul(query, key.transpose(2, 3)) * scaling
     if attention_mask is not None:
         if attention_mask.dtype == torch.bool:
             weights = weights.masked_fill(~attention_mask, torch.finfo(weights.dtype).min)
         else:
-            weights = weights + attention_mask
+            weights = weights + attention_mask[..., : key.shape[-2]]
     weights = torch.softmax(weights, dim=-1)
     rows = getattr(module, "_attnexp_cls_rows", None)
     if rows is not None:
-        weights = torch.cat([rows[:, :, None, :].to(weights.dtype), weights[:, :, 1:]], dim=2)
+        at = module._attnexp_query[:, None, None, None].expand(-1, weights.shape[1], 1, weights.shape[-1])
+        weights = weights.scatter(2, at, rows[:, :, None, :].to(weights.dtype))
     seen = _RECORDER.get("seen")
     if seen is not None:
         seen.append(module)
@@ -90,6 +96,7 @@ class HFConfig:
     vocab_size: int
     model_type: str = ""
     finetuned: bool = False
+    causal: bool = False  # a decoder-only LM's classifier: explained at its last token (the one its head reads)
     encoder: str = HF_ENCODER
     attention: str = "self"
     hf_config: dict = field(default_factory=dict)  # the transformers config (to rebuild fine-tuned weights)
@@ -125,16 +132,21 @@ class HFClassifier(ClassifierHead):
         _register()
         model.set_attn_implementation(ATTENTION_IMPLEMENTATION)
         base = model.base_model
-        if not hasattr(base, "embeddings"):
+        if config.causal:  # a decoder: its token embedding module (positions enter inside the stack or its layers)
+            self.embeddings = model.get_input_embeddings()
+        elif hasattr(base, "embeddings"):
+            self.embeddings = base.embeddings  # BERT-family: the embedding module's output, LayerNorm included
+        else:
             raise TypeError(f"{type(model).__name__}: no `embeddings` module on its base model; not a BERT-like encoder")
-        self.embeddings = base.embeddings
         self._last_attention = None
         hf = model.config
         self.sep_id = getattr(tokenizer, "sep_token_id", None) if tokenizer is not None else None
         self.blank_id = _blank_id(tokenizer, hf)  # A&Z blank-out: [MASK] for BERT-family models
-        self.uses_token_types = getattr(hf, "type_vocab_size", 0) > 1
+        self.uses_token_types = getattr(hf, "type_vocab_size", 0) > 1 and not config.causal
         self._layers = _layer_stack(base, config.n_layers)  # (parent, attribute, ModuleList), or None
-        self.full_rerun = self._layers is None  # decode by re-running every layer (a reference, or no stack found)
+        # decode by rerunning every layer (a reference; or no stack found; or the fed module's output does not enter
+        # the stack as it is, e.g. GPT-2 adds its position embeddings after it)
+        self.full_rerun = self._layers is None or config.model_type not in FED_STRAIGHT
 
     # --- the AttentionModel protocol ---
     @property
@@ -153,7 +165,9 @@ class HFClassifier(ClassifierHead):
         return ((sep.cumsum(1) - sep) > 0).long()
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        """The embedding module's output [B, L, D] (A&Z's e_j for BERT-family models)."""
+        """The embedding module's output [B, L, D] (A&Z's e_j for BERT-family models; a decoder's token embeddings)."""
+        if self.config.causal:
+            return self.embeddings(tokens)
         types = self._token_types(tokens)
         return self.embeddings(input_ids=tokens, **({"token_type_ids": types} if types is not None else {}))
 
@@ -168,15 +182,41 @@ class HFClassifier(ClassifierHead):
             if handle is not None:
                 handle.remove()
 
+    def query_positions(self, lengths: torch.Tensor) -> torch.Tensor:
+        """The explained position q of each sequence [B]: [CLS] (0) for an encoder, the last token for a decoder."""
+        return lengths - 1 if self.config.causal else torch.zeros_like(lengths)
+
+    @contextmanager
+    def _reading_head(self, lengths: torch.Tensor):
+        """A decoder's logits at q: its classification head (`score`) runs on every position; the hook keeps the
+        row at q, whatever the model's own pooling makes of its padding."""
+        if not self.config.causal:
+            yield None
+            return
+        kept = {}
+        q = self.query_positions(lengths)
+
+        def keep(module, args, output):
+            kept["logits"] = output[torch.arange(output.shape[0], device=output.device), q]
+
+        handle = self.model.score.register_forward_hook(keep)
+        try:
+            yield kept
+        finally:
+            handle.remove()
+
     def _run(self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool):
         positions = torch.arange(tokens.shape[1], device=tokens.device)
         mask = (positions[None, :] < lengths[:, None]).long()
         types = self._token_types(tokens)
         extra = {"token_type_ids": types} if types is not None else {}
-        with self._feeding(embedded):
-            return self.model(
+        with self._feeding(embedded), self._reading_head(lengths) as head:
+            out = self.model(
                 input_ids=tokens, attention_mask=mask, output_attentions=attentions, output_hidden_states=attentions, **extra
             )
+        if head is not None:
+            out.logits = head["logits"]
+        return out
 
     def _logits(self, raw: torch.Tensor, batch: Batch | None) -> torch.Tensor:
         """Our convention: BC one logit (log-odds of class 1), otherwise C logits with non-candidates at -inf."""
@@ -208,7 +248,7 @@ class HFClassifier(ClassifierHead):
             hidden=hidden,
             question=None,
             maps=maps,
-            cls_rows=maps[:, -1, :, 0, :],
+            cls_rows=maps[torch.arange(batch.size, device=maps.device), -1, :, self.query_positions(batch.lengths)],
             embedded=embedded,
             logits=self._logits(out.logits, batch),
             last_input=states[-2] if states and len(states) >= 2 else None,
@@ -247,6 +287,7 @@ class HFClassifier(ClassifierHead):
         for start in range(0, size * k, MAX_DECODE_ROWS):
             part = slice(start, start + MAX_DECODE_ROWS)
             self._last_attention._attnexp_cls_rows = flat[part]
+            self._last_attention._attnexp_query = self.query_positions(lengths[part])
             try:
                 with self._last_layer_only() if from_last else _nothing():
                     raw = self._run(tokens[part], lengths[part], None if fed is None else fed[part], attentions=False).logits
@@ -302,6 +343,32 @@ class HFClassifier(ClassifierHead):
         return self.parameter_groups()["decoder"]
 
 
+# Model types whose fed module's output (`HFClassifier.embeddings`) enters the layer stack as it is, so that a pass
+# fed the last layer's input through it runs that layer alone (BERT-family: the embeddings module; Llama-family:
+# embed_tokens, with rotary positions inside the layers). Others (GPT-2 adds its position embeddings after `wte`)
+# decode by rerunning every layer.
+FED_STRAIGHT = frozenset({"bert", "distilbert", "roberta", "xlm-roberta", "llama", "mistral", "qwen2", "qwen3"})
+
+
+def is_decoder_only(hf_config) -> bool:
+    """Whether a transformers config is a decoder-only LM's (GPT-2, Llama, Qwen, ...): a causal LM type that is not
+    also a masked LM (BERT and RoBERTa are both)."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    kind = hf_config.model_type
+    return kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+
+def with_padding(model: nn.Module, tokenizer) -> None:
+    """A decoder's tokenizer without a pad token gets its EOS as pad, and the model's config the same id (its own
+    pooling needs one for batches; our logits are read at q whatever it is)."""
+    if tokenizer is not None and getattr(tokenizer, "pad_token", None) is None and tokenizer.eos_token is not None:
+        tokenizer.pad_token = tokenizer.eos_token
+    if getattr(model.config, "pad_token_id", None) is None:
+        pad = getattr(tokenizer, "pad_token_id", None) if tokenizer is not None else None
+        model.config.pad_token_id = pad if pad is not None else getattr(model.config, "eos_token_id", 0)
+
+
 @contextmanager
 def _nothing():
     yield
@@ -354,9 +421,9 @@ def load_pretrained(
 
 
 def _architecture(hf) -> tuple[int, int, int]:
-    layers = getattr(hf, "num_hidden_layers", None) or hf.n_layers
-    heads = getattr(hf, "num_attention_heads", None) or hf.n_heads
-    width = getattr(hf, "hidden_size", None) or hf.dim
+    layers = getattr(hf, "num_hidden_layers", None) or getattr(hf, "n_layers", None) or hf.n_layer
+    heads = getattr(hf, "num_attention_heads", None) or getattr(hf, "n_heads", None) or hf.n_head
+    width = getattr(hf, "hidden_size", None) or getattr(hf, "dim", None) or hf.n_embd
     return int(layers), int(heads), int(width)
 
 
@@ -371,6 +438,9 @@ def wrap_pretrained(model: nn.Module, tokenizer=None, task: str | None = None, c
     n_classes = 2 if task == "bc" else hf.num_labels
     _check_task(task, hf.num_labels, n_classes, type(model).__name__)
     layers, heads, width = _architecture(hf)
+    causal = is_decoder_only(hf)
+    if causal:
+        with_padding(model, tokenizer)
     config = HFConfig(
         checkpoint=str(checkpoint or getattr(hf, "_name_or_path", "")),
         task=task,
@@ -380,6 +450,7 @@ def wrap_pretrained(model: nn.Module, tokenizer=None, task: str | None = None, c
         width=width,
         vocab_size=int(hf.vocab_size),
         model_type=hf.model_type,
+        causal=causal,
         hf_config=hf.to_dict(),
     )
     return HFClassifier(model, config, tokenizer).eval()
@@ -430,6 +501,8 @@ def from_checkpoint(checkpoint: dict) -> HFClassifier:
         if problem:
             raise FileNotFoundError(problem)
         model = AutoModelForSequenceClassification.from_pretrained(config.checkpoint, local_files_only=True)
+    if config.causal:
+        with_padding(model, tokenizer)
     return HFClassifier(model.eval(), config, tokenizer).eval()
 
 

@@ -2,9 +2,9 @@
 
 Tokenization keeps the grid's preprocessing decisions: the same instances (ids, splits, labels, length
 filter) as `results/preprocessed/{dataset}`, their text read again from the raw files (so no word becomes
-[UNK] because it is missing from the training vocabulary), WordPiece-tokenized with [CLS] and [SEP],
-truncated to `max_length` pieces. A pair (NLI premise / hypothesis, QA passage / question) is packed into
-one sequence, [CLS] a [SEP] b [SEP]. Planted rationales index words, not pieces, so they are dropped.
+[UNK] because it is missing from the training vocabulary), tokenized with [CLS] and [SEP] (a decoder's tokenizer: between
+[BOS] and [EOS], `framed_ids`), truncated to `max_length` pieces. A pair (NLI premise / hypothesis, QA passage /
+question) is packed into one sequence, [CLS] a [SEP] b [SEP]. Planted rationales index words, not pieces, so they are dropped.
 """
 
 from collections.abc import Mapping
@@ -26,6 +26,43 @@ def load_tokenizer(checkpoint: str, allow_download: bool = False):
     return AutoTokenizer.from_pretrained(checkpoint, local_files_only=not allow_download)
 
 
+def _frames(tokenizer) -> bool:
+    """Whether the tokenizer puts a special token at both ends of a text (BERT's [CLS] ... [SEP], RoBERTa's
+    <s> ... </s>); decoders' tokenizers do not (GPT-2 adds none, Llama only its BOS)."""
+    if getattr(tokenizer, "all_special_ids", None) is None:  # a tokenizer-like object: its ids as they come
+        return True
+    ids = tokenizer("a")["input_ids"]
+    specials = set(tokenizer.all_special_ids)
+    return len(ids) >= 2 and ids[0] in specials and ids[-1] in specials
+
+
+def framed_ids(tokenizer, first: list[str], second: list[str] | None, max_length: int | None) -> list[list[int]]:
+    """Token ids of each text (and its pair) with a special token at both ends, as every analysis reads them (the
+    rankable tokens between): the tokenizer's own framing where it has one (a pair packed [CLS] a [SEP] b [SEP]);
+    otherwise a decoder's: [BOS] a [EOS] (its EOS where it has no BOS; a pair [BOS] a [EOS] b [EOS]), truncated to
+    `max_length` in all. A decoder classifier is explained at that last token."""
+    if _frames(tokenizer):
+        if len(first) == 1:  # one text (the API's): any tokenizer-like object takes a string
+            pair = () if second is None else (second[0],)
+            return [list(map(int, tokenizer(first[0], *pair, truncation=True, max_length=max_length)["input_ids"]))]
+        return [list(map(int, ids)) for ids in tokenizer(first, second, truncation=True, max_length=max_length)["input_ids"]]
+    eos = tokenizer.eos_token_id
+    if eos is None:
+        raise ValueError(f"{type(tokenizer).__name__} has neither framing special tokens nor an EOS token to frame texts")
+    bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos
+    room = None if max_length is None else max_length - (2 if second is None else 3)
+    pairs = [(a,) for a in first] if second is None else list(zip(first, second, strict=True))
+    out = []
+    for pair in pairs:
+        parts = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in pair]
+        while room is not None and sum(map(len, parts)) > room:  # longest first, as the tokenizers truncate pairs
+            longest = max(range(len(parts)), key=lambda i: len(parts[i]))
+            parts[longest] = parts[longest][:-1]
+        ids = [bos, *parts[0], *([eos, *parts[1]] if len(parts) > 1 else []), eos]
+        out.append(list(map(int, ids)))
+    return out
+
+
 def hf_instances(
     instances: pd.DataFrame, meta: dict, texts: pd.DataFrame, tokenizer, max_length: int
 ) -> tuple[pd.DataFrame, dict]:
@@ -39,10 +76,10 @@ def hf_instances(
         raise ValueError(f"{len(missing)} preprocessed instances have no raw text (e.g. {missing[:3]}); rerun preprocessing")
     first = text.loc[instances["instance_id"], "text"].tolist()
     second = text.loc[instances["instance_id"], "question"].tolist() if "question" in text else None
-    encoded = tokenizer(first, second, truncation=True, max_length=max_length)["input_ids"]
+    encoded = framed_ids(tokenizer, first, second, max_length)
     out = instances.drop(columns=[c for c in ("question", "tokens") if c in instances]).copy()
-    out["tokens"] = [list(map(int, ids)) for ids in encoded]
-    full = tokenizer(first, second, truncation=False)["input_ids"]
+    out["tokens"] = encoded
+    full = framed_ids(tokenizer, first, second, None)
     truncated = int(sum(len(f) > max_length for f in full))
     out["length"] = out["tokens"].map(len) - 2
     out["rationale"] = [[] for _ in range(len(out))]

@@ -167,14 +167,15 @@ def attention_flow(
 def batch_flow(
     augmented: np.ndarray,
     lengths: np.ndarray,
-    query: int = 0,
+    query: int | np.ndarray = 0,
     row: str = "cls",
     solver: str = "scipy",
     scale: float = 1e6,
     progress: bool = True,
     max_problems: int = 64,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Flow relevance of every layer for a padded batch Â [B, L, n, n]: ([B, L, n], seconds per example).
+    """Flow relevance of every layer for a padded batch Â [B, L, n, n] from position `query` (one for all, or one
+    per example): ([B, L, n], seconds per example).
 
     Each example is cropped to its own length; padding gets 0. With SciPy, the n problems of one example's
     layer form a unit, and consecutive units are packed into one max-flow call up to `max_problems` problems
@@ -186,7 +187,8 @@ def batch_flow(
         raise ValueError(f"unknown relevance row {row!r}; choose one of ('cls', 'max_over_rows')")
     batch, n_layers, width, _ = augmented.shape
     out, seconds = np.zeros((batch, n_layers, width)), np.zeros(batch)
-    queries = [(b, q) for b in range(batch) for q in (range(int(lengths[b])) if row == "max_over_rows" else [query])]
+    at = np.broadcast_to(np.asarray(query), (batch,))  # the query position of each example (a decoder's: its last)
+    queries = [(b, q) for b in range(batch) for q in (range(int(lengths[b])) if row == "max_over_rows" else [int(at[b])])]
     if solver != "scipy":
         for b, q in tqdm(queries, desc="attention flow", disable=not progress, mininterval=5):
             n, start = int(lengths[b]), time.perf_counter()

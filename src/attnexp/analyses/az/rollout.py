@@ -31,15 +31,20 @@ def rollout(augmented: torch.Tensor) -> torch.Tensor:
     return torch.stack(products, dim=1)
 
 
-def relevance_rows(matrices: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int = 0) -> torch.Tensor:
+def relevance_rows(
+    matrices: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int | torch.Tensor = 0
+) -> torch.Tensor:
     """Relevance over input positions [B, layers, n] read from per-layer matrices [B, layers, n, n].
 
-    `cls` reads the row of position `query`; `max_over_rows` (quirk of the authors' SST script) takes the
-    element-wise maximum over all real query rows. Rows are renormalised to sum 1; padding gets 0.
+    `cls` reads the row of position `query` (one for all, or one per example [B]: a decoder's last token);
+    `max_over_rows` (quirk of the authors' SST script) takes the element-wise maximum over all real query rows.
+    Rows are renormalised to sum 1; padding gets 0.
     """
     n = matrices.shape[-1]
     valid = torch.arange(n, device=matrices.device)[None, :] < lengths[:, None]
-    if row == "cls":
+    if row == "cls" and torch.is_tensor(query):
+        picked = matrices[torch.arange(matrices.shape[0], device=matrices.device), :, query.to(matrices.device)]
+    elif row == "cls":
         picked = matrices[:, :, query, :]
     elif row == "max_over_rows":
         picked = matrices.masked_fill(~valid[:, None, :, None], float("-inf")).amax(dim=2)
@@ -49,13 +54,13 @@ def relevance_rows(matrices: torch.Tensor, lengths: torch.Tensor, row: str = "cl
     return picked / picked.sum(dim=-1, keepdim=True).clamp(min=1e-12)
 
 
-def raw_relevance(maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int = 0) -> torch.Tensor:
+def raw_relevance(maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int | torch.Tensor = 0) -> torch.Tensor:
     """r_raw,l = W_l[q, :] for every layer: [B, layers, n]."""
     return relevance_rows(head_average(maps), lengths, row, query)
 
 
 def rollout_relevance(
-    maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int = 0, residual: bool = True
+    maps: torch.Tensor, lengths: torch.Tensor, row: str = "cls", query: int | torch.Tensor = 0, residual: bool = True
 ) -> torch.Tensor:
     """r_roll,l = R_l[q, :] for every layer: [B, layers, n]."""
     return relevance_rows(rollout(residual_augment(head_average(maps), residual)), lengths, row, query)

@@ -59,17 +59,19 @@ def relevance_and_importance(
         start = time.perf_counter()
         batch = on_cpu.to(device)
         lengths = input_lengths(model, on_cpu)  # on the CPU, as the flow and the records need them
+        query = explained_positions(model, lengths)
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
             averaged = head_average(maps)
             augmented = residual_augment(averaged)  # flow capacities: always Â = 0.5 W + 0.5 I (§3.5)
-            raw = raw_relevance(maps, lengths.to(device), relevance_row).cpu()
+            raw = raw_relevance(maps, lengths.to(device), relevance_row, query).cpu()
             rolled = rollout(residual_augment(averaged, rollout_residual))  # the ablation changes rollout only
-            roll = relevance_rows(rolled, lengths.to(device), relevance_row).cpu()
+            roll = relevance_rows(rolled, lengths.to(device), relevance_row, query).cpu()
         flow, seconds = batch_flow(
             augmented.double().cpu().numpy(),
             lengths.numpy(),
+            query=query.numpy(),
             row=relevance_row,
             solver=flow_solver,
             progress=False,
@@ -100,6 +102,13 @@ def relevance_and_importance(
             f"(flow {seconds.mean():.3f}s per example)"
         )
     return pd.DataFrame(records)
+
+
+def explained_positions(model: AttentionModel, lengths: torch.Tensor) -> torch.Tensor:
+    """The position q whose relevance A&Z read, per example [B]: the model's own (`query_positions`: a decoder's
+    last token), else [CLS] (0)."""
+    own = getattr(model, "query_positions", None)
+    return own(lengths).cpu() if own is not None else torch.zeros_like(lengths)
 
 
 def _padded(column: pd.Series, width: int) -> np.ndarray:
