@@ -42,12 +42,6 @@ def not_drawn_by(tails: set[str], choices: str) -> str:
     return rf"(?!(?:{excluded})\.(?:png|pdf)$)(?:{choices})"
 
 
-def files_of(groups: Sequence[Mapping[str, str]] | Mapping[str, str]) -> list[str]:
-    """Every path of a file set or a list of file sets."""
-    groups = [groups] if isinstance(groups, Mapping) else groups
-    return [path for group in groups for path in group.values()]
-
-
 @dataclass(frozen=True)
 class Plan:
     """The jobs a validated config asks for. Build it with `Plan.from_config`."""

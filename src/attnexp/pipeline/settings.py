@@ -10,7 +10,6 @@ Import-light (no torch, pandas or matplotlib): the workflow builds these while i
 """
 
 import copy
-import functools
 import json
 import typing
 from collections.abc import Mapping
@@ -605,13 +604,3 @@ class ComparisonPageSettings(JobSettings):
             config_changes=config_changes(config),
             analyses=json.loads(json.dumps(config["analyses"])),
         )
-
-
-@functools.cache
-def settings_kinds() -> dict[str, type]:
-    """Every job settings class by name (the layering test checks that their fields come from the schema)."""
-    return {
-        cls.__name__: cls
-        for cls in globals().values()
-        if isinstance(cls, type) and issubclass(cls, JobSettings) and cls is not JobSettings
-    }

@@ -2,7 +2,7 @@
 tests (`erasure_attention.parquet`) and of comprehensiveness and sufficiency per bin (`erasure_input.parquet`)."""
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -182,8 +182,3 @@ def swappable(model: AttentionModel) -> bool:
     """Whether the model decodes any one attention vector over fixed states (for d p / d alpha): every model but the
     standard Transformer (`transformer-self`), whose heads attend separately (its erasure test erases every head)."""
     return bool(getattr(model, "tied", True))
-
-
-def score_lists(table: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
-    """`instance_id` plus the ranking columns of a per-instance table, renamed (`columns`: table column -> ranking)."""
-    return table[["instance_id", *columns]].rename(columns=dict(columns))

@@ -13,11 +13,9 @@ from attnexp.analyses.wp.consistent_adversary import (
     binary_tvd,
     divergence_to_base,
 )
-from attnexp.analyses.wp.donors import DONOR_SPLITS
 from attnexp.analyses.wp.seed_variance import attention_matrix, probabilities, seed_variance
 from attnexp.io import read_json, read_parquet, write_parquet
 
-OUTPUT_SPLITS = DONOR_SPLITS
 Files = Mapping[str, str | PathLike]  # a run's named files (paths.wp_run_files)
 
 
