@@ -35,102 +35,68 @@ def decoder_tokenizer(bos: bool):
     return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
 
 
-def tiny_decoder_checkpoint(folder: Path, kind: str = "llama", num_labels: int = 2, seed: int = 0) -> Path:
-    """A 2-layer decoder-only classifier and its tokenizer in `folder`: `llama` with grouped-query attention (4 query
-    heads, 2 key/value heads), or `gpt2`; weights drawn with std 0.5, as `tiny_checkpoint`."""
+def _saved(folder: Path, config, tokenizer, seed: int) -> Path:
     import torch
-    from transformers import AutoModelForSequenceClassification, GPT2Config, LlamaConfig
+    from transformers import AutoModelForSequenceClassification
 
-    folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = decoder_tokenizer(bos=kind == "llama")
-    size = len(tokenizer)
-    if kind == "llama":
-        config = LlamaConfig(
-            vocab_size=size,
-            hidden_size=16,
-            intermediate_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=64,
-            num_labels=num_labels,
-            initializer_range=0.5,
-            bos_token_id=2,
-            eos_token_id=3,
-            pad_token_id=None,
-        )
-    else:
-        config = GPT2Config(
-            vocab_size=size,
-            n_embd=16,
-            n_layer=2,
-            n_head=2,
-            n_positions=64,
-            num_labels=num_labels,
-            initializer_range=0.5,
-            bos_token_id=2,
-            eos_token_id=3,
-            pad_token_id=None,
-        )
     torch.manual_seed(seed)
-    model = AutoModelForSequenceClassification.from_config(config)
-    model.save_pretrained(folder)
+    AutoModelForSequenceClassification.from_config(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
 
+def _sizes(vocab_size: int, num_labels: int) -> dict:
+    """The tiny models' shared sizes (BERT-style names): 2 layers, width 16, weights drawn with std 0.5."""
+    return dict(
+        vocab_size=vocab_size,
+        hidden_size=16,
+        num_hidden_layers=2,
+        intermediate_size=32,
+        num_labels=num_labels,
+        initializer_range=0.5,
+    )
+
+
+def tiny_decoder_checkpoint(folder: Path, kind: str = "llama", num_labels: int = 2, seed: int = 0) -> Path:
+    """A 2-layer decoder-only classifier and its tokenizer in `folder`: `llama` with grouped-query attention (4 query
+    heads, 2 key/value heads), or `gpt2` (2 heads); weights drawn with std 0.5, as `tiny_checkpoint`."""
+    from transformers import GPT2Config, LlamaConfig
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = decoder_tokenizer(bos=kind == "llama")
+    ids = dict(bos_token_id=2, eos_token_id=3, pad_token_id=None)
+    sizes = _sizes(len(tokenizer), num_labels)
+    if kind == "llama":
+        config = LlamaConfig(**sizes, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, **ids)
+    else:  # GPT-2's own names for the same sizes
+        config = GPT2Config(
+            vocab_size=sizes["vocab_size"], n_embd=16, n_layer=2, n_head=2, n_positions=64, num_labels=num_labels, **ids
+        )
+        config.initializer_range = 0.5
+    return _saved(folder, config, tokenizer, seed)
+
+
 def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2, seed: int = 0) -> Path:
-    """A 2-layer, 2-head, width-16 `kind` ("bert", "distilbert" or "roberta") classifier and its tokenizer in `folder`; weights
-    drawn with std 0.5 (not 0.02) so that attention is far from uniform and outputs differ between inputs."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, BertConfig, BertTokenizerFast, DistilBertConfig
+    """A 2-layer, 2-head, width-16 `kind` ("bert", "distilbert" or "roberta"; "llama" and "gpt2": decoders, see
+    `tiny_decoder_checkpoint`) classifier and its tokenizer in `folder`; weights drawn with std 0.5 (not 0.02) so that
+    attention is far from uniform and outputs differ between inputs."""
+    from transformers import BertConfig, BertTokenizerFast, DistilBertConfig, RobertaConfig
 
     if kind in ("llama", "gpt2"):
         return tiny_decoder_checkpoint(folder, kind, num_labels, seed)
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = BertTokenizerFast(vocab_file=str(write_vocab(folder)), do_lower_case=True)
-    size = len(tokenizer)
+    sizes = {**_sizes(len(tokenizer), num_labels), "num_attention_heads": 2}
     if kind == "bert":
-        config = BertConfig(
-            vocab_size=size,
-            hidden_size=16,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=32,
-            max_position_embeddings=64,
-            num_labels=num_labels,
-            initializer_range=0.5,
-        )
+        config = BertConfig(**sizes, max_position_embeddings=64)
     elif kind == "roberta":  # the same word-piece vocabulary; [PAD] (id 0) as its padding index
-        from transformers import RobertaConfig
-
+        specials = dict(pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.cls_token_id)
         config = RobertaConfig(
-            vocab_size=size,
-            hidden_size=16,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=32,
-            max_position_embeddings=66,
-            num_labels=num_labels,
-            initializer_range=0.5,
-            pad_token_id=tokenizer.pad_token_id,
-            bos_token_id=tokenizer.cls_token_id,
-            eos_token_id=tokenizer.sep_token_id,
-            type_vocab_size=1,
+            **sizes, max_position_embeddings=66, eos_token_id=tokenizer.sep_token_id, type_vocab_size=1, **specials
         )
     else:
         config = DistilBertConfig(
-            vocab_size=size,
-            dim=16,
-            n_layers=2,
-            n_heads=2,
-            hidden_dim=32,
-            max_position_embeddings=64,
-            num_labels=num_labels,
-            initializer_range=0.5,
-        )
-    torch.manual_seed(seed)
-    model = AutoModelForSequenceClassification.from_config(config)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+            vocab_size=sizes["vocab_size"], dim=16, n_layers=2, n_heads=2, hidden_dim=32, max_position_embeddings=64,
+            num_labels=num_labels, initializer_range=0.5,
+        )  # fmt: skip
+    return _saved(folder, config, tokenizer, seed)
