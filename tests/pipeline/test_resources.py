@@ -108,3 +108,26 @@ def test_a_module_prefix_finds_the_rule_s_row():
     runtime = lambda name: resources["runtime"]({}, 1, name)  # noqa: E731
     assert table.rule_named("attnexp_wp_train") == "wp_train" and table.rule_named("wp_train") == "wp_train"
     assert runtime("attnexp_train") == runtime("train") > runtime("attnexp_wp_train") == runtime("wp_train")
+
+
+def test_a_job_s_priority_is_the_chain_it_starts():
+    """Issue 38: the W&P base run starts its adversary and, after it, the adversary's diagnostic MLP; its priority
+    counts all three, so it runs before an MLP nothing waits for, and a J&W training counts its analyses."""
+    from attnexp.pipeline.resources import chain_seconds, job_priority
+
+    table = ResourceTable(
+        [
+            cost("wp_train", "imdb", seconds=1000),
+            cost("wp_adversary", "imdb", seconds=14000),
+            cost("wp_jw_adversary", "imdb", seconds=600),
+            cost("train", "imdb", seconds=900),
+            cost("analyze", "imdb", seconds=1300),
+            cost("*", seconds=1),
+        ]
+    )
+    base = {"dataset": "imdb", "variant": "base", "seed": "10"}
+    assert chain_seconds(table, "wp_train", base) == 1000 + 14000 + 1000  # base, adversary, mlp_adv
+    assert chain_seconds(table, "wp_train", {**base, "variant": "mlp_uniform"}) == 1000
+    assert chain_seconds(table, "train", {"dataset": "imdb", "encoder": "lstm"}) == 2200
+    priority = job_priority(table)
+    assert priority(base, 1, "attnexp_wp_train") == 16000 > priority({**base, "variant": "uniform"}, 1, "wp_train")

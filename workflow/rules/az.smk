@@ -50,6 +50,7 @@ rule az_analyse:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

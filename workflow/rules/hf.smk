@@ -34,6 +34,7 @@ rule hf_model:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -58,6 +59,7 @@ rule hf_az:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -82,6 +84,7 @@ rule hf_analyze:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

@@ -14,6 +14,7 @@ rule analyze:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

@@ -5,12 +5,13 @@
 # slower or faster cores (attnexp.pipeline.resources). All rules declare `**JOB_RESOURCES` as their resources; threads
 # per kind of job come from config `threads`, and gpu=1 on the GPU-capable jobs.
 from attnexp.models.device import effective_threads, gpu_jobs
-from attnexp.pipeline.resources import ResourceTable, job_resources
+from attnexp.pipeline.resources import ResourceTable, job_priority, job_resources
 
-JOB_RESOURCES = job_resources(
-    ResourceTable.read(workflow.source_path("../resources.tsv")),
-    config["runtime_scale"],
-)
+RESOURCE_TABLE = ResourceTable.read(workflow.source_path("../resources.tsv"))
+JOB_RESOURCES = job_resources(RESOURCE_TABLE, config["runtime_scale"])
+# The rules on the DAG's long chains declare `priority: JOB_PRIORITY`: the CPU seconds of the chain a job starts
+# (attnexp.pipeline.resources.FOLLOWERS), so the longest chains begin as soon as their inputs exist.
+JOB_PRIORITY = job_priority(RESOURCE_TABLE)
 
 
 # GPU-capable jobs (training, the J&W and A&Z analyses, the W&P runs) declare `resources: **GPU`: gpu=1 when

@@ -17,6 +17,7 @@ rule train:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -41,6 +42,7 @@ rule train_transformer:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

@@ -13,6 +13,7 @@ rule wp_train:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -33,6 +34,7 @@ rule wp_adversary:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -71,6 +73,7 @@ rule wp_jw_adversary:
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
+    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

@@ -73,6 +73,39 @@ def job_resources(table: "ResourceTable", runtime_scale: float = 1.0) -> dict:
     }
 
 
+# The critical path first (issue 38): what each kind of job makes ready, as (rule, variant) -> the rules (and W&P
+# variants) that wait for it, along the long chains of the DAG. A job's priority is the CPU seconds of the longest
+# chain it starts (its own row plus its followers', recursively), so Snakemake starts the IMDB W&P base run, whose
+# adversary and diagnostic MLP follow, before short jobs that nothing waits for.
+FOLLOWERS: dict[tuple[str, str | None], tuple[tuple[str, str | None], ...]] = {
+    ("train", None): (("analyze", None),),
+    ("train_transformer", None): (("az_analyse", None), ("analyze", None)),
+    ("wp_train", "base"): (("wp_adversary", None), ("wp_jw_adversary", None)),
+    ("wp_adversary", None): (("wp_train", "mlp_adv"),),
+    ("hf_model", None): (("hf_analyze", None), ("hf_az", None)),
+}
+
+
+def chain_seconds(table: "ResourceTable", rule: str, wildcards: Mapping[str, str]) -> float:
+    """CPU seconds of the longest chain a job starts: its own cost and its followers' (FOLLOWERS), recursively."""
+    variant = wildcards.get("variant") if (rule, wildcards.get("variant")) in FOLLOWERS else None
+    own = table.job_cost(rule, wildcards).runtime_s
+    followers = FOLLOWERS.get((rule, variant), ())
+    return own + max(
+        (chain_seconds(table, follower, {**wildcards, "variant": kind} if kind else wildcards) for follower, kind in followers),
+        default=0.0,
+    )
+
+
+def job_priority(table: "ResourceTable"):
+    """A rule's `priority:` (a function of the job): its critical-path seconds, rounded (higher runs first)."""
+
+    def priority(wildcards, attempt: int, rulename: str) -> int:
+        return int(round(chain_seconds(table, table.rule_named(rulename), dict(wildcards.items()))))
+
+    return priority
+
+
 class ResourceTable:
     """The rows of workflow/resources.tsv, looked up per job."""
 
