@@ -17,9 +17,17 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1).masked_fill(~mask, 0.0)
 
 
-def erase(attention: torch.Tensor, erased: torch.Tensor) -> torch.Tensor:
+def erase(attention: torch.Tensor, erased: torch.Tensor, scores: torch.Tensor | None = None) -> torch.Tensor:
     """alpha' = alpha with the weights at `erased` (broadcastable bool) set to 0, renormalised to sum 1 (all zero when
-    nothing is left): Serrano & Smith's erasure of attention weights."""
+    nothing is left): Serrano & Smith's erasure of attention weights.
+
+    With `scores` (the attention's pre-softmax scores, broadcastable to `attention`, -inf off the positions it is a
+    softmax over) it is the softmax of the scores with `erased` masked too: the same up to float rounding, and still
+    defined when every kept weight has underflowed to 0 in float32 (then the renormalised weights are all 0, and the
+    decoded output falls to the bias). Without them (a model that keeps only its weights) the weights are renormalised."""
+    if scores is not None:
+        kept = ~erased & (scores != float("-inf"))
+        return masked_softmax(scores, kept)
     kept = attention * ~erased
     return kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
 

@@ -19,9 +19,40 @@ from attnexp.models.head import ClassifierHead, Encoded, Output
 
 __all__ = ["AttentionClassifier", "Encoded", "ModelConfig", "Output"]
 
-# A deletion whose kept scores all lie this far below its instance's highest is summed directly (`_spliced`): the
-# instance-scaled sums lose terms below e^-87 (float32), negligible only beside a kept term within e^-37 of them.
+# A deletion (`_spliced`) or an erasure's suffix (`suffix_averages`) whose kept scores all lie this far below its
+# instance's highest is summed directly or in log space: the instance-scaled sums lose terms below e^-87 (float32),
+# negligible only beside a kept term within e^-37 of them.
 UNDERFLOW_MARGIN = 50.0
+
+
+def suffix_averages(logs: torch.Tensor, states: torch.Tensor, steps: int) -> torch.Tensor:
+    """sum_{j >= k} e^{s_j} x_j / sum_{j >= k} e^{s_j} for k = 1 .. steps, [B, R, steps, O], of log-weights `logs`
+    [B, R, L] (at most 0, 0 at the instance's highest score; -inf: no weight) and states x [B, R, L, O]: the softmax
+    of the scores kept when the first k are erased, averaging the states; 0 where nothing is left (as `erase`).
+
+    Plain suffix sums of e^s where the highest score kept lies within `UNDERFLOW_MARGIN` of the instance's highest;
+    a row (ranking) with a suffix further below (its weights may have underflowed in float32 beside the erased ones)
+    is summed in log space instead (`logcumsumexp`, x split into its positive and negative parts), so that what is
+    kept is still its softmax."""
+    weights = logs.exp()
+    suffix = lambda x: x.flip(2).cumsum(2).flip(2)[:, :, 1 : steps + 1]  # noqa: E731  sum over ranks >= k
+    mass = suffix(weights).clamp(min=torch.finfo(weights.dtype).tiny)[..., None]  # nothing left: 0 / tiny = 0
+    averaged = suffix(weights[..., None] * states) / mass
+    highest = logs.flip(2).cummax(2).values.flip(2)[:, :, 1 : steps + 1]  # the highest score kept
+    deep = ((highest < -UNDERFLOW_MARGIN) & (highest > float("-inf"))).any(-1)  # [B, R]
+    if deep.any():
+        averaged[deep] = _log_suffix_averages(logs[deep], states[deep], steps)
+    return averaged
+
+
+def _log_suffix_averages(logs: torch.Tensor, states: torch.Tensor, steps: int) -> torch.Tensor:
+    """`suffix_averages` of rows [D, L] and [D, L, O] in log space: [D, steps, O]."""
+    suffix = lambda x: x.flip(1).logcumsumexp(1).flip(1)[:, 1 : steps + 1]  # noqa: E731  log-sum over ranks >= k
+    mass = suffix(logs)[..., None]
+    positive = suffix(logs[..., None] + states.clamp(min=0).log())
+    negative = suffix(logs[..., None] + (-states).clamp(min=0).log())
+    averaged = (positive - mass).exp() - (negative - mass).exp()
+    return averaged.masked_fill(mass == float("-inf"), 0.0)  # nothing left: 0
 
 
 @dataclass(frozen=True)
@@ -73,16 +104,19 @@ class AttentionClassifier(ClassifierHead):
         return self.embedding(tokens)
 
     def encode(self, batch: Batch, embedded: torch.Tensor | None = None) -> Encoded:
-        """Hidden states of the passage; `embedded` replaces the embedding lookup (for gradients)."""
+        """Hidden states of the passage and their attention scores (-inf off the real tokens; `attend` is their
+        softmax, the erasure masks them); `embedded` replaces the embedding lookup (for gradients)."""
         embedded = self.embed(batch.tokens) if embedded is None else embedded
         hidden, _ = self.encoder(embedded, batch.lengths)
         question = None
         if not self.is_binary:
             _, question = self.question_encoder(self.question_embedding(batch.question), batch.question_lengths)
-        return Encoded(hidden, question)
+        scores = self.attention(hidden, question).masked_fill(~batch.real_mask, float("-inf"))
+        return Encoded(hidden, question, scores=scores)
 
     def attend(self, encoded: Encoded, batch: Batch) -> torch.Tensor:
-        return masked_softmax(self.attention(encoded.hidden, encoded.question), batch.real_mask)
+        scores = self.attention(encoded.hidden, encoded.question) if encoded.scores is None else encoded.scores
+        return masked_softmax(scores, batch.real_mask)
 
     def decode(self, encoded: Encoded, attention: torch.Tensor, batch: Batch | None = None) -> torch.Tensor:
         """Logits from hidden states and any attention [B, L] (or [B, K, L] for K candidates at once)."""
@@ -132,25 +166,28 @@ class AttentionClassifier(ClassifierHead):
     ) -> torch.Tensor:
         """Predicted classes [B, R, steps] with the first k = 1 .. steps items of each ranking erased (`order`
         [B, R, L]: each position's rank, real tokens first) and the rest renormalised, as `decode_erased` gives them.
-        The items kept are those ranked k and after, so the renormalised average is a suffix sum in rank order of
-        a_l W h_l over one of a_l: O(R L O) per instance instead of decoding [R, steps, L] attentions (O(R L^2 O)).
-        Rankings run in chunks sized to the budget. Equal to `decode_erased` up to float rounding."""
+        The items kept are those ranked k and after, so the renormalised average is a ratio of suffix sums in rank
+        order, of exp(s_l) W h_l over exp(s_l) (s: the attention scores, `Encoded.scores`, else the log-weights),
+        taken by `suffix_averages` (in log space where the kept weights underflow): O(R L O) per instance instead of
+        decoding [R, steps, L] attentions (O(R L^2 O)). Rankings run in chunks sized to the budget. Equal to
+        `decode_erased` up to float rounding."""
         attention = self.attend(encoded, batch) if attention is None else attention
+        scores = attention.log() if encoded.scores is None else encoded.scores  # -inf off the real tokens
+        top = scores.amax(-1, keepdim=True)
+        scores = scores - top.masked_fill(top == float("-inf"), 0.0)  # 0 at the instance's highest
         projected, offset = self.first_layer_states(encoded)
         size, rankings, width = order.shape
         positions = torch.arange(width, device=order.device).expand_as(order)
         by_rank = torch.empty_like(order).scatter_(-1, order, positions)  # [b, r, j]: the position ranked j
-        suffix = lambda x: x.flip(2).cumsum(2).flip(2)[:, :, 1 : steps + 1]  # noqa: E731  sum over ranks >= k
         per_ranking = 3 * 4 * size * width * projected.shape[-1]  # gathered states, their weights, the sums
         chunk = max(1, int(memory_budget_mb * 2**20 // per_ranking))
         shift = offset if self.is_binary else offset[:, None, :]
         predicted = []
         for start in range(0, rankings, chunk):
             ranked = by_rank[:, start : start + chunk]  # [B, R', L]
-            weights = attention[:, None, :].expand_as(ranked).gather(-1, ranked)
+            logs = scores[:, None, :].expand_as(ranked).gather(-1, ranked)
             states = projected[torch.arange(size, device=order.device)[:, None, None], ranked]  # [B, R', L, O]
-            mass = suffix(weights).clamp(min=1e-30)  # as `erase`: nothing left gives 0
-            averaged = (suffix(weights[..., None] * states) / mass[..., None]).flatten(1, 2)  # [B, R' * steps, O]
+            averaged = suffix_averages(logs, states, steps).flatten(1, 2)  # [B, R' * steps, O]
             logits = self.logits_from_average(averaged + shift, batch, several=True)
             predicted.append(self.predict(logits).view(size, ranked.shape[1], steps))
         return torch.cat(predicted, dim=1)

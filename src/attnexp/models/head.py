@@ -27,6 +27,9 @@ class Encoded:
     hidden: torch.Tensor  # [B, L, H] the states attention averages over
     question: torch.Tensor | None  # [B, H] question summary (QA/NLI)
     maps: torch.Tensor | None = None  # [B, layers, heads, L, L] every layer's attention; None: no per-layer maps
+    # [B, L] the attention's scores before the softmax, -inf off the real tokens (`attend` is their softmax): the
+    # erasure masks them (`models.attention.erase`); None where the model keeps only its weights
+    scores: torch.Tensor | None = None
 
 
 @dataclass
@@ -110,12 +113,14 @@ class ClassifierHead(nn.Module):
         self, encoded: Encoded, erased: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
     ) -> torch.Tensor:
         """Logits [B, K(, C)] with the attention weights at `erased` [B, K, L] (bool) set to 0 and the rest renormalised
-        (Serrano & Smith's erasure), the states fixed; `attention`: the forward's, when the caller has it. A model
-        whose heads attend separately overrides it to erase every head's weights."""
+        (Serrano & Smith's erasure), the states fixed; `attention`: the forward's, when the caller has it. Where the
+        model keeps its scores (`Encoded.scores`), the softmax of those with `erased` masked (defined when the kept
+        weights underflow). A model whose heads attend separately overrides it to erase every head's weights."""
         from attnexp.models.attention import erase
 
         attention = self.attend(encoded, batch) if attention is None else attention
-        return self.decoder(encoded, batch)(erase(attention[:, None, :], erased))
+        scores = None if encoded.scores is None else encoded.scores[:, None, :]
+        return self.decoder(encoded, batch)(erase(attention[:, None, :], erased, scores))
 
     @torch.no_grad()
     def predict_erased_in_order(

@@ -193,6 +193,7 @@ class TransformerClassifier(ClassifierHead):
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
         values = v.transpose(1, 2).reshape(x.shape) @ last.attn.proj.weight.T
         encoded = TransformerEncoded(values, question, cls_input=x[:, 0], cls_scores=scores[:, :, 0])
+        encoded.scores = self._log_attention(encoded.cls_scores, batch.real_mask)
         if not maps:
             return encoded
         full = torch.softmax(scores.masked_fill(~key_mask[:, None, None, :], float("-inf")), dim=-1)
@@ -210,6 +211,14 @@ class TransformerClassifier(ClassifierHead):
             return masked_softmax(encoded.cls_scores, mask[:, None, :]).mean(dim=1)
         row = encoded.maps[:, -1, :, 0, :].mean(dim=1) * mask
         return row / row.sum(dim=-1, keepdim=True).clamp(min=1e-12)
+
+    @staticmethod
+    def _log_attention(cls_scores: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+        """The "tiedcls" scores [B, L] whose softmax over the words is `attend`'s head average, log((1/H) sum_h
+        softmax_h), from every head's log-softmax, so none underflows; -inf off the words (`Encoded.scores`)."""
+        logs = torch.log_softmax(cls_scores.masked_fill(~real[:, None, :], float("-inf")), dim=-1)
+        logs = torch.logsumexp(logs, dim=1) - math.log(cls_scores.shape[1])
+        return logs.masked_fill(~real, float("-inf"))  # an instance without words: no NaN, nothing to attend
 
     def decode(self, encoded: TransformerEncoded, attention: torch.Tensor, batch: Batch | None = None) -> torch.Tensor:
         """Logits from the [CLS] output of the last block for attention [B, L] (or [B, K, L]); "tiedcls" only."""
@@ -233,15 +242,16 @@ class TransformerClassifier(ClassifierHead):
     ) -> torch.Tensor:
         """Logits [B, K(, C)] with the positions `erased` [B, K, L] taken out of the last layer's [CLS] attention
         (Serrano & Smith), the states below fixed. "tiedcls": the head default (the one distribution erased and
-        renormalised). "self": every head's [CLS] row loses the same positions and is renormalised over the keys left
-        ([CLS] included), i.e. the last block's [CLS] query with those keys masked."""
+        renormalised, as the softmax of its log-weights `Encoded.scores` with the erased masked). "self": every
+        head's [CLS] row loses the same positions and is renormalised over the keys left ([CLS] included), i.e. the
+        last block's [CLS] query with those keys masked: the softmax of its scores, so that it stays defined when
+        the kept weights underflow."""
         if self.tied:
             return super().decode_erased(encoded, erased, batch, attention)
         last, x = self.blocks[-1], encoded.last_input
-        rows = encoded.maps[:, -1, :, 0, :]  # [B, heads, L]
-        kept = rows[:, None] * ~erased[:, :, None, :]
-        kept = kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
-        _, _, values = last.attn.heads(last.ln1(x))  # [B, heads, L, D/heads]
+        queries, keys, values = last.attn.heads(last.ln1(x))  # [B, heads, L, D/heads]
+        scores = (queries[:, :, :1] @ keys.transpose(-1, -2)).squeeze(2) / math.sqrt(queries.shape[-1])  # [B, heads, L]
+        kept = masked_softmax(scores[:, None], self.key_mask(batch)[:, None, None, :] & ~erased[:, :, None, :])
         context = torch.einsum("bkhl,bhld->bkhd", kept, values).flatten(2)
         y = x[:, :1] + last.dropout(last.attn.proj(context))
         z = self.ln_f(y + last.mlp(last.ln2(y)))

@@ -1,6 +1,7 @@
 """The erasure tests (Serrano & Smith; ERASER) against per-instance reference implementations written from the spec
 (loops here only), and their defining cases: erasing nothing, a uniform model, a planted-token model, the seeds."""
 
+import copy
 import math
 
 import numpy as np
@@ -12,7 +13,7 @@ from attnexp.analyses.divergences import jsd
 from attnexp.analyses.erasure.attention import erase, first_flip, single_weight
 from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency, kept_batch, length_chunks, top_counts
 from attnexp.analyses.erasure.instances import erasure_tables
-from attnexp.analyses.erasure.rankings import random_draws, ranks
+from attnexp.analyses.erasure.rankings import attention_gradients, random_draws, ranks
 from attnexp.analyses.erasure.settings import ErasureSettings
 from attnexp.analyses.jw.importance import gradient_importance
 from attnexp.data.batching import collate
@@ -59,7 +60,7 @@ def predicted_class(model, logits: torch.Tensor) -> int:
 
 
 def reference_first_flip(model, rows, scores, i: int, r: int) -> float:
-    one, n = single(rows, i), LENGTHS[i]
+    one, n = single(rows, i), len(rows["tokens"].iloc[i]) - 2
     with torch.no_grad():
         output = model(one)
         decision = predicted_class(model, output.logits)
@@ -74,23 +75,52 @@ def reference_first_flip(model, rows, scores, i: int, r: int) -> float:
     return float("nan")
 
 
+def flipping_rows(task: str, count: int = 27) -> pd.DataFrame:
+    """Rows of 1 .. 9 real tokens (three of each length), questions for QA/NLI."""
+    rng = np.random.default_rng(5)
+    lengths = [1 + k % 9 for k in range(count)]
+    rows = {
+        "instance_id": [f"f{k}" for k in range(count)],
+        "tokens": [[2, *rng.integers(4, 30, n).tolist(), 3] for n in lengths],
+        "label": [k % 2 for k in range(count)],
+    }
+    if task != "bc":
+        rows["question"] = [[2, *rng.integers(4, 30, int(rng.integers(1, 4))).tolist(), 3] for _ in lengths]
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(params=CASES, ids=["-".join(m) for m in CASES])
+def flipping(request):
+    """A model of every case whose decisions flip under erasure (the shared `case` models mostly never flip, so a
+    first-flip comparison on them is mostly of NaN with NaN): J&W models without an output bias (the decision is
+    then made by the states, which differ in sign from token to token), the Transformer's weights x 5 (at its
+    initial scale the words barely move the [CLS] output)."""
+    task, encoder, attention = request.param
+    model = tiedcls(task) if encoder == "transformer" else make_model(task, encoder, attention)
+    with torch.no_grad():
+        if encoder == "transformer":
+            for name, parameter in model.named_parameters():
+                if "ln" not in name:
+                    parameter.mul_(5.0)
+        else:
+            model.output.bias.zero_()
+    rows = flipping_rows(task)
+    scores = torch.rand(len(rows), RANKINGS, collate(rows).tokens.shape[1], generator=torch.Generator().manual_seed(3))
+    scores[:, 1, :3] = 0.5  # ties, broken by position
+    return model, rows, scores
+
+
+MIN_FLIP_SHARE = 0.25  # of the (instance, ranking) cells with n >= 2, those that flip (finite in both)
+
+
 @pytest.mark.parametrize("budget", [256.0, 1e-6])  # every k at once, and one k per chunk
-def test_first_flip_matches_per_instance_reference(case, budget):
-    model, rows, scores = case
+def test_first_flip_matches_per_instance_reference(flipping, budget):
+    model, rows, scores = flipping
     batched = first_flip(model, collate(rows), scores, memory_budget_mb=budget)
-    expected = [[reference_first_flip(model, rows, scores, i, r) for r in range(RANKINGS)] for i in range(len(rows))]
-    np.testing.assert_allclose(batched.numpy(), np.array(expected), equal_nan=True)
-
-
-def test_first_flip_flips_somewhere():
-    """The reference comparison must see flips on some of the models, or it compares NaN with NaN only."""
-    flips = 0
-    for task, encoder, attention in CASES:
-        model = tiedcls(task) if encoder == "transformer" else make_model(task, encoder, attention)
-        rows = make_rows(task)
-        scores = torch.rand(len(rows), 4, collate(rows).tokens.shape[1], generator=torch.Generator().manual_seed(0))
-        flips += int(torch.isfinite(first_flip(model, collate(rows), scores)).sum())
-    assert flips > 0
+    expected = np.array([[reference_first_flip(model, rows, scores, i, r) for r in range(RANKINGS)] for i in range(len(rows))])
+    np.testing.assert_allclose(batched.numpy(), expected, equal_nan=True)
+    several = rows["tokens"].map(len).to_numpy() - 2 >= 2
+    assert np.isfinite(expected[several]).mean() >= MIN_FLIP_SHARE  # the comparison is of flips, not of NaN with NaN
 
 
 def test_single_weight_matches_per_instance_reference(case):
@@ -239,6 +269,153 @@ def test_planted_token_flips_at_k1_under_gradient_and_comprehensiveness_is_p_c()
     assert (sufficiency[:, 0, smallest].abs() < 0.05).all()  # the planted token alone keeps (most of) the decision
 
 
+# ------------------------------------------------------------------------------------ underflow (float32)
+
+
+def underflow_model() -> AttentionClassifier:
+    """BC, Average encoder, dot attention with its vector x 6000: the scores lie thousands apart, so in float32 every
+    attention weight but the top one is exactly 0 and renormalising the weights left after erasing the top one gives
+    nothing to renormalise (the logit fell to the bias); the definition is the softmax of the scores left."""
+    model = make_model("bc", "average", "dot")
+    with torch.no_grad():
+        model.attention.w.weight.mul_(6000.0)
+    return model
+
+
+def definition_logit(model: AttentionClassifier, rows: pd.DataFrame, i: int, kept: list[int]) -> float:
+    """Instance i's logit with only the positions `kept` left, in float64: the attention is the softmax of their scores
+    (spec §2), written out with the model's modules."""
+    exact = copy.deepcopy(model).double()
+    one = single(rows, i)
+    with torch.no_grad():
+        hidden, _ = exact.encoder(exact.embed(one.tokens), one.lengths)
+        weights = torch.softmax(exact.attention(hidden, None)[0, kept], dim=0)
+        return float(exact.output((weights[:, None] * hidden[0, kept]).sum(0))[0])
+
+
+def test_erasing_the_top_weight_is_the_softmax_of_the_scores_left_when_the_others_underflow():
+    model, rows = underflow_model(), make_rows("bc")
+    batch = collate(rows)
+    n = batch.real_mask.sum(-1)
+    several = [i for i in range(batch.size) if n[i] >= 2]
+    with torch.no_grad():
+        output = model(batch)
+        top = output.attention.argmax(-1)
+        assert ((output.attention > 0).sum(-1) == 1).all()  # float32: every weight but the top one is 0
+        erased = torch.nn.functional.one_hot(top, batch.tokens.shape[1]).bool()
+        logits = model.decode_erased(output.encoded, erased[:, None, :], batch, output.attention)[:, 0]
+        _, change, _ = single_weight(model, batch, top[:, None], output)
+    left = {i: [t for t in range(1, int(n[i]) + 1) if t != int(top[i])] for i in several}
+    for i in several:  # the decoded output and the single-weight test's |dp|
+        expected = definition_logit(model, rows, i, left[i])
+        assert float(logits[i]) == pytest.approx(expected, rel=1e-4, abs=1e-4)
+        full = definition_logit(model, rows, i, list(range(1, int(n[i]) + 1)))
+        dp = abs(torch.sigmoid(torch.tensor(expected)) - torch.sigmoid(torch.tensor(full)))
+        assert float(change[i, 0]) == pytest.approx(float(dp), abs=1e-5)
+    assert any(abs(float(logits[i]) - float(model.output.bias.detach())) > 0.1 for i in several)  # not the bias
+    kept = erase(output.attention, erased, output.encoded.scores)  # the weights themselves
+    exact = copy.deepcopy(model).double()
+    for i in several:
+        one = single(rows, i)
+        with torch.no_grad():
+            hidden, _ = exact.encoder(exact.embed(one.tokens), one.lengths)
+            expected_weights = torch.softmax(exact.attention(hidden, None)[0, left[i]], dim=0)
+        torch.testing.assert_close(kept[i, left[i]].double(), expected_weights, atol=1e-6, rtol=0)
+        assert float(kept[i].sum()) == pytest.approx(1.0, abs=1e-6)
+
+
+def reference_first_flip_exact(model, rows, scores, i: int, r: int) -> float:
+    """First flip of instance i under ranking r from `definition_logit` (float64; the decision: logit > 0)."""
+    n = len(rows["tokens"].iloc[i]) - 2
+    decision = definition_logit(model, rows, i, list(range(1, n + 1))) > 0
+    order = order_of(scores[i, r], n)
+    for k in range(1, n):
+        if (definition_logit(model, rows, i, sorted(order[k:])) > 0) != decision:
+            return k / n
+    return float("nan")
+
+
+@pytest.mark.parametrize("budget", [256.0, 1e-6])
+def test_first_flip_is_the_softmax_of_the_scores_left_when_the_kept_weights_underflow(budget):
+    model, rows = underflow_model(), flipping_rows("bc")
+    batch = collate(rows)
+    with torch.no_grad():
+        output = model(batch)
+    scores = model.attention(output.encoded.hidden, None).masked_fill(~batch.real_mask, float("-inf")).detach()
+    below_top = scores < scores.amax(-1, keepdim=True)
+    assert (output.attention[below_top] == 0).all()  # float32: every weight below the top score is 0
+    random = torch.rand(batch.size, 2, batch.tokens.shape[1], generator=torch.Generator().manual_seed(1))
+    scores = torch.cat([output.attention[:, None].double(), random.double()], dim=1) * batch.real_mask[:, None]
+    fractions = first_flip(model, batch, scores, output, budget)
+    expected = [[reference_first_flip_exact(model, rows, scores, i, r) for r in range(3)] for i in range(batch.size)]
+    np.testing.assert_allclose(fractions.numpy(), np.array(expected), equal_nan=True)
+    assert np.isfinite(np.array(expected)).mean() >= 0.25
+
+
+def test_a_guided_model_erases_its_guide_weights_not_the_unused_scores():
+    """W&P's guided MLP attends with given weights (its own attention module, uniform, is unused): it keeps no scores,
+    so erasure renormalises the guide, in `decode_erased` and in the first-flip sums."""
+    from attnexp.analyses.wp.donors import DonorTable, GuidedClassifier
+
+    rows = make_rows("bc")
+    rng = np.random.default_rng(0)
+    guides = {i: (w := rng.random(n) ** 4) / w.sum() for i, n in zip(rows["instance_id"], LENGTHS, strict=True)}
+    model = GuidedClassifier(make_model("bc", "average", "tanh").config, DonorTable(guides)).eval()
+    batch = collate(rows)
+    with torch.no_grad():
+        output = model(batch)
+        assert output.encoded.scores is None
+        erased = torch.rand(batch.size, 3, batch.tokens.shape[1], generator=torch.Generator().manual_seed(4)) < 0.5
+        kept = output.attention[:, None] * ~erased
+        expected = model.decoder(output.encoded, batch)(kept / kept.sum(-1, keepdim=True).clamp(min=1e-30))
+        torch.testing.assert_close(model.decode_erased(output.encoded, erased, batch, output.attention), expected)
+    scores = torch.rand(batch.size, RANKINGS, batch.tokens.shape[1], generator=torch.Generator().manual_seed(3))
+    expected = [[reference_first_flip(model, rows, scores, i, r) for r in range(RANKINGS)] for i in range(len(rows))]
+    np.testing.assert_allclose(first_flip(model, batch, scores).numpy(), np.array(expected), equal_nan=True)
+
+
+# ---------------------------------------------------------------------------- attention-layer gradients
+
+GRADIENT_CASES = [
+    ("bc", "average", "dot"),  # predicts both classes on these rows
+    ("bc", "cnn", "dot"),
+    ("bc", "lstm", "tanh"),  # predicts the negative class on every row
+    ("qa", "cnn", "tanh"),
+    ("nli", "lstm", "dot"),
+    ("nli", "transformer", "tiedcls"),
+]
+
+
+@pytest.mark.parametrize(("task", "encoder", "attention"), GRADIENT_CASES, ids=["-".join(c) for c in GRADIENT_CASES])
+def test_attention_gradients_match_central_differences_of_the_predicted_class(task, encoder, attention):
+    """d p_c / d alpha_t (Serrano & Smith's attention-layer ranking) is the derivative of the probability of the
+    predicted class c (for BC the negative class on instances predicted negative, not always the positive one) with
+    alpha_t moved alone, the states fixed: against central differences of `decode`, in float64."""
+    model = (tiedcls(task) if encoder == "transformer" else make_model(task, encoder, attention)).double()
+    batch = collate(make_rows(task))
+    with torch.no_grad():
+        output = model(batch)
+    gradient, product = attention_gradients(model, batch, output)
+    predicted = model.predict(output.logits)
+    if task == "bc":  # the predicted class: both classes, or the negative one on every row
+        assert set(predicted.tolist()) == ({0} if encoder == "lstm" else {0, 1})
+    step = 1e-6
+    for i in range(batch.size):
+        for t in range(batch.tokens.shape[1]):
+            if not batch.real_mask[i, t]:
+                assert gradient[i, t] == 0 and product[i, t] == 0
+                continue
+            moved = [output.attention.clone() for _ in range(2)]
+            moved[0][i, t] += step
+            moved[1][i, t] -= step
+            with torch.no_grad():
+                p = [model.distribution(model.decode(output.encoded, a, batch))[i, predicted[i]] for a in moved]
+            expected = float(p[0] - p[1]) / (2 * step)
+            assert float(gradient[i, t]) == pytest.approx(expected, rel=1e-5, abs=1e-8), (i, t)
+            assert float(product[i, t]) == pytest.approx(expected * float(output.attention[i, t]), rel=1e-5, abs=1e-8)
+    assert gradient.abs().max() > 1e-3  # the comparison is not of zeros
+
+
 # ------------------------------------------------------------------------------------------- random baseline
 
 
@@ -333,11 +510,25 @@ def self_transformer(task: str = "bc"):
     return build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="self").eval()
 
 
+def sharpen_last_layer(model, scale: float = 150.0):
+    """The last layer's queries and keys x `scale`: its [CLS] scores lie hundreds apart, so in float32 most of its
+    weights are exactly 0 (in float64 none is)."""
+    with torch.no_grad():
+        weight, bias = model.blocks[-1].attn.qkv.weight, model.blocks[-1].attn.qkv.bias
+        weight[: 2 * model.config.width].mul_(scale)
+        bias[: 2 * model.config.width].mul_(scale)
+    return model
+
+
+@pytest.mark.parametrize("sharp", [False, True], ids=["plain", "underflow"])
 @pytest.mark.parametrize("task", ["bc", "nli"])
-def test_transformer_self_erases_every_heads_cls_row_as_masked_keys(task):
+def test_transformer_self_erases_every_heads_cls_row_as_masked_keys(task, sharp):
     """The standard Transformer's erasure is its last block's [CLS] query with the erased keys masked (every head),
-    written here with the block's own forward, one instance and one set at a time."""
+    written here with the block's own forward, one instance and one set at a time. `sharp`: the last layer's [CLS]
+    rows are (nearly) one-hot in float32 and the third set erases every head's top key, so what every head keeps
+    has underflowed to 0: the masked softmax of the scores is still defined."""
     model, rows = self_transformer(task), make_rows(task)
+    model = sharpen_last_layer(model) if sharp else model
     batch = collate(rows)
     erased = (
         torch.rand(batch.size, 3, batch.tokens.shape[1], generator=torch.Generator().manual_seed(2)) < 0.4
@@ -345,6 +536,11 @@ def test_transformer_self_erases_every_heads_cls_row_as_masked_keys(task):
     erased[:, 0] = False  # erasing nothing
     with torch.no_grad():
         output = model(batch)
+        if sharp:
+            cls_rows = output.encoded.maps[:, -1, :, 0, :]  # [B, heads, L]
+            erased[:, 2] = torch.zeros_like(erased[:, 2]).scatter_(1, cls_rows.argmax(-1), True) & batch.real_mask
+            left = cls_rows * ~erased[:, 2, None, :]
+            assert ((left.sum(-1) == 0).all(-1) & (batch.real_mask.sum(-1) >= 3)).any()  # nothing left in any head
         logits = model.decode_erased(output.encoded, erased, batch, output.attention)
         torch.testing.assert_close(logits[:, 0], output.logits, atol=1e-5, rtol=1e-4)
         for i in range(len(rows)):
@@ -361,6 +557,26 @@ def test_transformer_self_erases_every_heads_cls_row_as_masked_keys(task):
                 y, _ = model.blocks[-1](x, keys, queries=1)
                 expected = model.output_logits(model.ln_f(y[:, 0]), question, one, several=False)
                 torch.testing.assert_close(logits[i, k], expected[0], atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("task", ["bc", "nli"])
+def test_transformer_tiedcls_erasure_is_defined_when_the_kept_weights_underflow(task):
+    """The "tiedcls" model erases its one head-averaged distribution; with a sharp last layer, erasing every word but the one it
+    weighs least leaves a weight that is 0 in float32 on some instances (every head's). Against the float64 model,
+    where none underflows: the word left gets weight 1."""
+    model, rows = sharpen_last_layer(tiedcls(task)), make_rows(task)
+    batch = collate(rows)
+    exact = copy.deepcopy(model).double()
+    with torch.no_grad():
+        output, reference = model(batch), exact(batch)
+        lowest = reference.attention.masked_fill(~batch.real_mask, 2.0).argmin(-1)
+        erased = batch.real_mask & ~torch.nn.functional.one_hot(lowest, batch.tokens.shape[1]).bool()
+        assert ((output.attention * ~erased).sum(-1) == 0).sum() >= 2  # float32: nothing left to renormalise
+        assert ((reference.attention * ~erased).sum(-1) > 0).all()  # float64: defined
+        logits = model.decode_erased(output.encoded, erased[:, None], batch, output.attention)[:, 0]
+        kept = reference.attention * ~erased
+        expected = exact.decode(reference.encoded, kept / kept.sum(-1, keepdim=True), batch)
+    torch.testing.assert_close(logits.double(), expected, atol=1e-5, rtol=1e-4)
 
 
 def test_transformer_self_gets_the_attention_test_without_attention_gradients():

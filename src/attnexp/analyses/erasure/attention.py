@@ -1,6 +1,7 @@
 """Serrano & Smith (2019): erase attention weights at the attention layer, the encoder run once.
 
-Erasing a set S sets alpha_t = 0 on S and renormalises the rest (`models.attention.erase`); the model's
+Erasing a set S sets alpha_t = 0 on S and renormalises the rest (`models.attention.erase`: the softmax of the stored
+scores with S masked, defined when the kept weights underflow in float32); the model's
 `decode_erased` decodes it over the fixed states (the J&W models: a weighted average of precomputed per-position
 outputs; multi-head models erase S from every head's last-layer [CLS] row). The first-flip test erases the items of
 a ranking in order, k = 1, 2, ..., n - 1 (one weight always remains): the model's `predict_erased_in_order` decodes

@@ -158,6 +158,10 @@ class GuidedClassifier(AttentionClassifier):
         super().__init__(replace(config, attention="uniform"), embeddings)
         self.guides = guides
 
+    def encode(self, batch: Batch, embedded: torch.Tensor | None = None) -> Encoded:
+        """The classifier's states without attention scores: the guides are weights (erasure renormalises them)."""
+        return replace(super().encode(batch, embedded), scores=None)
+
     def attend(self, encoded: Encoded, batch: Batch) -> torch.Tensor:
         return self.guides.attention_for(batch).to(encoded.hidden.device)
 
