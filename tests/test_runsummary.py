@@ -199,16 +199,58 @@ def test_the_report_is_stale_when_any_reported_output_is_newer_or_missing(tmp_pa
     assert "is older than the results: `snakemake report --cores 1` (or `make report`) rebuilds it" in summary
 
 
-def test_models_near_chance_are_flagged_in_the_summary(tmp_path):
+def _meta(workdir, meta_file="results/preprocessed/d/meta.json"):
+    """A balanced test split of 100 instances (majority rate 0.50)."""
     import json
 
     meta = {"classes": ["neg", "pos"], "class_counts": {"test": {"0": 50, "1": 50}}, "sizes": {"test": 100}}
-    _touch(tmp_path / "results/preprocessed/d/meta.json", 1000)
-    (tmp_path / "results/preprocessed/d/meta.json").write_text(json.dumps(meta))
-    for model, accuracy in (("lstm-tanh", 0.52), ("cnn-tanh", 0.9)):
-        folder = tmp_path / f"results/models/d/{model}/seed0"
-        folder.mkdir(parents=True)
-        (folder / "metrics.json").write_text(json.dumps({"accuracy": accuracy, "n": 100}))
-    summary = runsummary.success_summary(_log(tmp_path), tmp_path)
-    assert "Warning:  1 model near chance level" in summary and "d lstm-tanh seed 0 (0.52 vs 0.50)" in summary
+    (workdir / meta_file).parent.mkdir(parents=True, exist_ok=True)
+    (workdir / meta_file).write_text(json.dumps(meta))
+
+
+def _metrics(workdir, metrics_file: str, accuracy: float) -> str:
+    import json
+
+    (workdir / metrics_file).parent.mkdir(parents=True, exist_ok=True)
+    (workdir / metrics_file).write_text(json.dumps({"accuracy": accuracy, "n": 100}))
+    return metrics_file
+
+
+def test_models_near_chance_are_flagged_in_the_summary(tmp_path):
+    _meta(tmp_path)
+    _meta(tmp_path, "results/hf/tiny/preprocessed/d/meta.json")
+    models = [
+        _metrics(tmp_path, f"results/models/d/{model}/seed0/metrics.json", accuracy)
+        for model, accuracy in (("lstm-tanh", 0.52), ("cnn-tanh", 0.9))
+    ]
+    models.append(_metrics(tmp_path, "results/hf/tiny/d/seed1/model/metrics.json", 0.49))
+    models.append("results/models/d/average-tanh/seed0/metrics.json")  # not written yet (e.g. `snakemake models` ran)
+    summary = runsummary.success_summary(_log(tmp_path), tmp_path, models=models)
+    assert "Warning:  2 models near chance level" in summary
+    assert "d lstm-tanh seed 0 (0.52 vs 0.50), d hf-tiny seed 1 (0.49 vs 0.50)" in summary
     assert "cnn-tanh" not in summary
+    assert "Warning" not in runsummary.success_summary(_log(tmp_path), tmp_path)  # no models named: none warned of
+
+
+def test_the_near_chance_warning_names_this_configs_models_only(tmp_path):
+    """Issue 37 §4 probe 8: another config's models in the same results/ (results/models/, results/hf/) are near chance;
+    the summary of this run, whose own models are not, names none of them."""
+    from attnexp.pipeline.plan import Plan
+    from tests.factories import validated_config
+
+    _meta(tmp_path, "results/preprocessed/syn_sentiment/meta.json")
+    _meta(tmp_path, "results/preprocessed/syn_agreement/meta.json")
+    _meta(tmp_path, "results/hf/tiny/preprocessed/syn_sentiment/meta.json")
+    _metrics(tmp_path, "results/models/syn_sentiment/average-tanh/seed5/metrics.json", 0.5)  # the other config's
+    _metrics(tmp_path, "results/hf/tiny/syn_sentiment/seed0/model/metrics.json", 0.48)  # ... and its HF run
+    ours = _metrics(tmp_path, "results/models/syn_sentiment/lstm-tanh/seed0/metrics.json", 0.95)
+    az = _metrics(tmp_path, "results/models/syn_agreement/transformer-self/seed0/metrics.json", 0.97)
+    models = runsummary.models_of(Plan.from_config(validated_config(), basedir="."))  # lstm-tanh seed 0, A&Z seed 0
+    assert models == [ours, az]
+    summary = runsummary.success_summary(_log(tmp_path), tmp_path, models=models)
+    assert "Warning" not in summary and "average-tanh" not in summary and "hf-tiny" not in summary
+    _metrics(tmp_path, az, 0.51)  # this run's own A&Z Transformer near chance: named, alone
+    summary = runsummary.success_summary(_log(tmp_path), tmp_path, models=models)
+    assert (
+        "Warning:  1 model near chance level" in summary and ": syn_agreement transformer-self seed 0 (0.51 vs 0.50)" in summary
+    )

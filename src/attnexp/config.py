@@ -19,6 +19,7 @@ import jsonschema
 import yaml
 
 from attnexp.datasets import DATASETS
+from attnexp.datasets.policy import future_mtime_problem
 from attnexp.datasets.user import BUILTIN, declaration_problems, register_user_datasets
 from attnexp.errors import ConfigError
 
@@ -360,6 +361,9 @@ def _contradictions(config: dict) -> list[str]:
             f"config key 'az.linzen_path': file {_short(linzen)} does not exist (relative paths start at the working "
             "directory); give the path of agr_50_mostcommon_10K.tsv(.gz), or null to leave linzen_agreement out"
         )
+    elif isinstance(linzen, str):  # an input of linzen_agreement: Snakemake refuses outputs older than it
+        future = future_mtime_problem(Path(os.path.expandvars(linzen)).expanduser(), "config key 'az.linzen_path': file")
+        problems += [future] if future else []
     return problems
 
 

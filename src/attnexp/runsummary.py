@@ -121,21 +121,41 @@ def report_command(
     return shlex.join(words)
 
 
-def chance_level_models(workdir: Path) -> list[str]:
-    """The trained models under results/models, and the Hugging Face runs under results/hf, whose test accuracy is
-    near chance (attnexp.chance), as "dataset model seed k (accuracy vs the majority rate)"."""
-    results = workdir / paths.RESULTS
-    runs = [  # (metrics.json, the meta.json of the instances it was tested on, dataset, model label, seed folder)
-        (f, workdir / paths.preprocessed_files(f.parts[-4])["meta"], f.parts[-4], f.parts[-3], f.parts[-2])
-        for f in sorted((results / "models").glob("*/*/seed*/metrics.json"))
+def models_of(plan) -> list[str]:
+    """The metrics.json of every model a run's plan (`attnexp.pipeline.plan.Plan`) trains: the J&W grid's and the
+    Hugging Face runs' (the models of the J&W tables), then the A&Z Transformers; relative to the working directory."""
+    files = [plan.table_model_files(m, "model")["metrics"] for m in plan.table_models("model")]
+    files += [
+        paths.model_files(d, "transformer", plan.az_attention, s)["metrics"] for d in plan.az_datasets for s in plan.az_seeds
     ]
-    for f in sorted((results / "hf").glob("*/*/seed*/model/metrics.json")):  # results/hf/{hf_model}/{dataset}/seed*/
-        hf_model, dataset = f.parts[-5], f.parts[-4]
-        runs.append((f, workdir / paths.hf_preprocessed_files(hf_model, dataset)["meta"], dataset, f"hf-{hf_model}", f.parts[-3]))
+    return list(dict.fromkeys(files))
+
+
+def _run_of(metrics_file: Path, workdir: Path) -> tuple[Path, str, str, str] | None:
+    """(the meta.json of the instances it was tested on, dataset, model label, seed folder) of a run's metrics.json:
+    results/models/{dataset}/{model}/seed{k}/ or results/hf/{hf_model}/{dataset}/seed{k}/model/; None for others."""
+    parts = metrics_file.parts
+    if parts[-6:-4] == (paths.RESULTS, "models"):
+        return workdir / paths.preprocessed_files(parts[-4])["meta"], parts[-4], parts[-3], parts[-2]
+    if parts[-7:-5] == (paths.RESULTS, "hf") and parts[-2] == "model":
+        hf_model, dataset = parts[-5], parts[-4]
+        return workdir / paths.hf_preprocessed_files(hf_model, dataset)["meta"], dataset, f"hf-{hf_model}", parts[-3]
+    return None
+
+
+def chance_level_models(workdir: Path, models: Sequence[str | Path]) -> list[str]:
+    """This run's trained models whose test accuracy is near chance (attnexp.chance), as "dataset model seed k
+    (accuracy vs the majority rate)". `models`: the metrics.json of the run's models (`models_of`; relative to
+    `workdir`), never whatever else lies under results/ (the models of other configs); those not written yet are left
+    out."""
     found = []
-    for metrics_file, meta_file, dataset, model, seed in runs:
+    for name in models:
+        run = _run_of(Path(name), workdir)
+        if run is None:
+            continue
+        meta_file, dataset, model, seed = run
         try:
-            metrics, meta = json.loads(metrics_file.read_text()), json.loads(meta_file.read_text())
+            metrics, meta = json.loads((workdir / name).read_text()), json.loads(meta_file.read_text())
             rate = majority_rate(meta.get("class_counts", {}).get("test", {}), len(meta["classes"]))
             accuracy, n = float(metrics["accuracy"]), int(metrics.get("n", meta["sizes"]["test"]))
         except (OSError, ValueError, KeyError):
@@ -170,11 +190,13 @@ def success_summary(
     *,
     reported: Sequence[str | Path] = (),
     command: str | None = None,
+    models: Sequence[str | Path] = (),
 ) -> str:
     """The closing summary of a successful run: what ran per stage (`events`: this run's, by default those
     attnexp.runconsole records), wall time, where results and report are, models near chance level. `reported`: the
     report's tables and figures (for its staleness); `command`: how to build the report for this run
-    (`report_command`; default the plain one)."""
+    (`report_command`; default the plain one); `models`: the metrics.json of this run's models (`models_of`), the
+    only ones the near-chance warning may name (none given: no warning)."""
     workdir = Path(workdir).resolve()
     events = events or current()
     command = command or report_command(workdir)
@@ -193,7 +215,7 @@ def success_summary(
         lines.append(f"Report:   {report}  (open it in a browser, e.g. `xdg-open {report}`)")
     else:
         lines.append(f"Report:   not built yet: {how} writes {report}")
-    chance = chance_level_models(workdir)
+    chance = chance_level_models(workdir, models)
     if chance:
         shown = ", ".join(chance[:5]) + (f" and {len(chance) - 5} more" if len(chance) > 5 else "")
         lines.append(

@@ -1,8 +1,12 @@
 """What the config decides for a dataset (attnexp.datasets.policy), and the layering of the datasets package."""
 
 import copy
+import os
+import re
+import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -11,6 +15,7 @@ from attnexp import paths
 from attnexp.config import ConfigError
 from attnexp.datasets import DATASETS, get_dataset, policy
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
+from attnexp.pipeline.plan import Plan
 from tests.conftest import REPO
 
 
@@ -111,3 +116,77 @@ def _imported(statement: str) -> list[str]:
 
 def test_the_registry_does_not_import_the_generators():
     assert not [m for m in _imported("import attnexp.datasets") if m.startswith("attnexp.datasets.generated")]
+
+
+YEAR = 365 * 86400
+
+
+def _age(path, seconds: float) -> None:
+    """Set `path`'s modification time `seconds` from now (positive: in the future, as `touch -d '+1 year'`)."""
+    stamp = time.time() + seconds
+    os.utime(path, (stamp, stamp))
+
+
+def test_a_user_dataset_file_modified_in_the_future_is_refused_before_any_job(tmp_path):
+    # issue 37 §4 probe 7: it passed validation, then every run stopped after preprocess with Snakemake's clock-skew
+    # error (an output older than its input), leaving an orphan .sha256
+    from tests.datasets.test_user import REVIEWS
+    from tests.factories import validated_config
+
+    csv = tmp_path / "reviews.csv"
+    shutil.copy(REVIEWS, csv)
+    _age(csv, YEAR)
+    declaration = {"task": "bc", "path": str(csv), "text": "review", "label": "sentiment", "split_column": "part"}
+    try:
+        config = validated_config(datasets=["my_reviews"], user_datasets={"my_reviews": declaration})
+        with pytest.raises(ConfigError) as err:
+            Plan.from_config(config, basedir=".")
+    finally:
+        validated_config()  # drops the user entry again
+    message = str(err.value)
+    assert message.startswith("1 raw file(s) modified in the future:\n  - config key 'user_datasets.my_reviews.path': file ")
+    assert re.search(
+        rf"{re.escape(str(csv))} has modification time \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d, 365 days after now ", message
+    )
+    assert f"give it the current time with `touch {csv}`" in message and "clock skew" in message
+    _age(csv, 0)
+    try:
+        config = validated_config(datasets=["my_reviews"], user_datasets={"my_reviews": declaration})
+        assert Plan.from_config(config, basedir=".").datasets == ["my_reviews"]  # after `touch`: accepted
+    finally:
+        validated_config()
+
+
+def test_raw_data_dir_and_user_files_modified_in_the_future_are_refused_beyond_a_tolerance(data, tmp_path):
+    for split in ("train", "dev", "test"):
+        (tmp_path / "sst").mkdir(exist_ok=True)
+        (tmp_path / "sst" / f"{split}.txt").write_text("(2 (2 a) (2 b))\n")
+    _age(tmp_path / "sst/train.txt", 5400)
+    _age(tmp_path / "sst/dev.txt", 2)  # within FUTURE_TOLERANCE_S (clock granularity): accepted
+    cnn = {role: tmp_path / f"cnn_{role}.jsonl" for role in ("train", "dev", "test")}
+    for path in cnn.values():
+        path.write_text("{}\n")
+    _age(cnn["test"], 2 * YEAR)
+    data.update(raw_data_dir=str(tmp_path), on_missing="fail")
+    data["user_files"]["cnn"] = {role: str(path) for role, path in cnn.items()}
+    with pytest.raises(ConfigError) as err:
+        policy.check_datasets_available(["syn_sentiment", "sst", "cnn"], data, REPO)
+    problems = str(err.value).split("\n  - ")[1:]
+    assert len(problems) == 2
+    assert problems[0].startswith(f"dataset 'sst': raw file (train, under data.raw_data_dir) {tmp_path}/sst/train.txt has ")
+    assert ", 1.5 h after now (" in problems[0] and f"`touch {tmp_path}/sst/train.txt`" in problems[0]
+    assert problems[1].startswith(f"config key 'data.user_files.cnn.test': file {cnn['test']} has ")
+    assert "730 days after now" in problems[1]
+    _age(tmp_path / "sst/train.txt", 0)
+    _age(cnn["test"], -60)  # the past is fine
+    assert policy.check_datasets_available(["syn_sentiment", "sst", "cnn"], data, REPO) == ["syn_sentiment", "sst", "cnn"]
+
+
+def test_a_linzen_corpus_modified_in_the_future_is_refused_at_validation(tmp_path):
+    from tests.factories import validated_config
+
+    corpus = tmp_path / "agr_50_mostcommon_10K.tsv"
+    corpus.write_text("x\n")
+    _age(corpus, YEAR)
+    with pytest.raises(ConfigError, match=rf"'az.linzen_path': file {re.escape(str(corpus))} has modification time .*`touch "):
+        validated_config(az={"linzen_path": str(corpus)})

@@ -8,8 +8,11 @@ job runs. Paths come back normalised and, when configured relative, relative: a 
 """
 
 import os
+import stat
 import sys
+import time
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from attnexp import paths
@@ -18,6 +21,7 @@ from attnexp.datasets.registry import DatasetSpec, get_dataset
 from attnexp.errors import ConfigError
 
 HYPERPARAMETERS = ("epochs", "batch_size", "embedding_dim", "hidden_size")  # registry defaults, config overrides
+FUTURE_TOLERANCE_S = 5.0  # how far in the future an input's mtime may lie: timestamp granularity, a file server's clock
 
 
 def raw_root(data: Mapping, basedir: str | Path) -> str:
@@ -59,8 +63,71 @@ def raw_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> dict[str
 def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False) -> list[str]:
     """The datasets of `names` whose raw data is there; the others are dropped (data.on_missing: skip, with a
     message on stderr) or refused (fail: ConfigError naming every missing file). `allow_empty`: a stage that
-    may run on no dataset at all (az.datasets) keeps an empty list instead of failing."""
-    names = list(names)
+    may run on no dataset at all (az.datasets) keeps an empty list instead of failing. A kept dataset's raw file
+    modified in the future is refused too (`future_mtime_problems`)."""
+    kept = _available(list(names), data, basedir, allow_empty)
+    problems = future_mtime_problems(kept, data, basedir)
+    if problems:
+        raise ConfigError(
+            f"{len(problems)} raw file(s) modified in the future:\n  - " + "\n  - ".join(problems) + "\nSnakemake "
+            'would stop after each job that reads one (its output older than its input: "clock skew"), on every run.'
+        )
+    return kept
+
+
+def future_mtime_problem(path: str | Path, what: str, now: float | None = None) -> str | None:
+    """Why the file at `path` (described by `what`) cannot be an input: its modification time lies more than
+    FUTURE_TOLERANCE_S seconds after `now` (its own or, for a symlink, its target's, as Snakemake reads them); None
+    when it does not, or when there is no file (reported elsewhere)."""
+    try:
+        own, target = os.lstat(path), os.stat(path)
+    except OSError:
+        return None
+    now = time.time() if now is None else now
+    mtime = max(own.st_mtime, target.st_mtime)
+    if mtime - now <= FUTURE_TOLERANCE_S:
+        return None
+    fix = f"`touch {path}`"
+    if stat.S_ISLNK(own.st_mode) and own.st_mtime - now > FUTURE_TOLERANCE_S:
+        fix = f"`touch -h {path}`" + (f" and `touch {path}`" if target.st_mtime - now > FUTURE_TOLERANCE_S else "")
+    shown = "%Y-%m-%d %H:%M:%S"
+    return (
+        f"{what} {path} has modification time {datetime.fromtimestamp(mtime).strftime(shown)}, "
+        f"{_duration(mtime - now)} after now ({datetime.fromtimestamp(now).strftime(shown)}); give it the current time "
+        f"with {fix} (or fix the clock of the machine that wrote it)"
+    )
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}" if unit == "days" else f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def future_mtime_problems(names: Sequence[str], data: Mapping, basedir: str | Path, now: float | None = None) -> list[str]:
+    """`future_mtime_problem` of every raw file the user provides to the datasets `names`: the files of
+    `user_datasets` and `data.user_files`, and those under `data.raw_data_dir` (generated data and downloads are the
+    workflow's outputs, which Snakemake stamps itself)."""
+    problems = []
+    for name in names:
+        spec = get_dataset(name)
+        if spec.synthetic or "raw_dir" in spec.extra or (data["raw_data_dir"] is None and not spec.files and not spec.user_files):
+            continue
+        for role, path in raw_files(spec, data, basedir).items():
+            if spec.files:
+                what = f"config key 'user_datasets.{name}." + ("path'" if role == "all" else f"files.{role}'") + ": file"
+            elif spec.user_files:
+                what = f"config key 'data.user_files.{spec.user_group}.{role}': file"
+            else:
+                what = f"dataset {name!r}: raw file ({role}, under data.raw_data_dir)"
+            problem = future_mtime_problem(path, what, now)
+            if problem:
+                problems.append(problem)
+    return problems
+
+
+def _available(names: list[str], data: Mapping, basedir: str | Path, allow_empty: bool) -> list[str]:
     if all(get_dataset(n).synthetic or get_dataset(n).files for n in names):
         return names
     local = raw_root(data, basedir) if data["raw_data_dir"] is not None else None

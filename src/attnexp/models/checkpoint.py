@@ -8,7 +8,9 @@ every run's files (`attnexp.paths.RUN_FILES`): J&W, W&P and A&Z runs look the sa
 
 import pickle
 import zipfile
+from collections.abc import Mapping
 from dataclasses import asdict
+from pathlib import Path
 
 import pandas as pd
 import torch
@@ -18,6 +20,7 @@ from attnexp.io import rebuild, to_bytes, verify_checksum, write_bytes, write_cs
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.interface import AttentionModel
 from attnexp.models.transformer import TransformerClassifier, TransformerConfig
+from attnexp.paths import checksum_file
 from attnexp.provenance import code_version
 
 KINDS = {"classifier": (AttentionClassifier, ModelConfig), "transformer": (TransformerClassifier, TransformerConfig)}
@@ -53,6 +56,36 @@ def checkpoint_kind(checkpoint: dict) -> str:
     if "kind" in checkpoint:
         return checkpoint["kind"]
     return "transformer" if checkpoint["config"]["encoder"] == "transformer" else "classifier"
+
+
+def check_matches(checkpoint: dict, meta: Mapping, model_path, meta_path) -> None:
+    """Raise CorruptFileError when the checkpoint read from `model_path` was not trained on the preprocessed data whose
+    meta.json (`meta`, read from `meta_path`) a job pairs it with: the dataset its run config records (and, for a
+    Hugging Face run, the model whose tokenizer made the data) or its vocabulary size differs from the meta.json's,
+    as when a model.pt is copied with its sha256 from another dataset. What a checkpoint does not record (the run
+    config of older ones) is not compared. Pure: reads no file."""
+    run_config = (checkpoint.get("extra") or {}).get("run_config") or {}
+    config = checkpoint.get("config") or {}
+    kind = checkpoint_kind(checkpoint)
+    recorded, expected = [], []
+    if "dataset" in run_config and "dataset" in meta and run_config["dataset"] != meta["dataset"]:
+        recorded.append(f"dataset {run_config['dataset']!r}")
+        expected.append(f"dataset {meta['dataset']!r}")
+    tokenized_by = (meta.get("hf_model") or {}).get("name")
+    if kind == "hf":  # its vocabulary is its tokenizer's: compare which model it is
+        if "hf_model" in run_config and tokenized_by is not None and run_config["hf_model"] != tokenized_by:
+            recorded.append(f"Hugging Face model {run_config['hf_model']!r}")
+            expected.append(f"Hugging Face model {tokenized_by!r} (its tokenizer made the data)")
+    elif "vocab_size" in config and "vocab" in meta and int(config["vocab_size"]) != len(meta["vocab"]):
+        recorded.append(f"vocabulary size {int(config['vocab_size'])}")
+        expected.append(f"vocabulary size {len(meta['vocab'])}")
+    if recorded:
+        name, sidecar = Path(model_path).name, Path(checksum_file(str(model_path))).name
+        raise CorruptFileError(
+            f"{model_path} was not trained on the data of {meta_path}: the checkpoint records {' and '.join(recorded)}, "
+            f"while {meta_path} records {' and '.join(expected)} (a {name} copied from another dataset or run, with "
+            f"its {sidecar}). Restore this run's own {name} and {sidecar}, or {rebuild(model_path)}."
+        )
 
 
 def load_model(path, device: str = "cpu") -> AttentionModel:

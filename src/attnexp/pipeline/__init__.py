@@ -25,6 +25,25 @@ def files(named) -> dict:
     return {key: value if isinstance(value, str) else list(value) for key, value in named.items()}
 
 
+def load_trained(model, meta=None, device: str = "cpu", *, instances=None):
+    """The trained model at `model` (`models.checkpoint.load_model`, on `device`) after checking that it was trained on
+    the preprocessed data the job pairs it with (`models.checkpoint.check_matches`: dataset, vocabulary size): that of
+    the meta.json `meta`, or else of the meta.json beside `instances` (jobs whose rule declares only the instances;
+    preprocess writes both), unchecked where there is none. A mismatch raises CorruptFileError naming both files."""
+    from pathlib import Path
+
+    from attnexp import paths
+    from attnexp.io import read_json
+    from attnexp.models.checkpoint import check_matches, load_model, read_checkpoint
+
+    if meta is None and instances is not None:
+        beside = Path(instances).with_name(paths.PREPROCESSED_FILES["meta"])
+        meta = beside if beside.exists() else None
+    if meta is not None:
+        check_matches(read_checkpoint(model), read_json(meta), model, meta)
+    return load_model(model, device)
+
+
 def call(job: Callable, snakemake) -> None:
     """Run one job from a workflow script: its log first, then `job` by keyword with the rule's named files, its
     settings (rebuilt from the rule's `params.settings`) and its threads; the log ends with its usage, rule and

@@ -22,13 +22,14 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     from attnexp.data.preprocess import split_frame
     from attnexp.data.sampling import seeded_sample
     from attnexp.io import read_parquet, write_csv, write_json, write_parquet
-    from attnexp.models.checkpoint import load_model
     from attnexp.models.device import resolve_device, set_threads
+    from attnexp.pipeline import load_trained
 
     dataset, task, device, seed, erasure = settings.dataset, settings.task, settings.device, settings.seed, settings.erasure
     settings, model, instances = settings.az, inputs["model"], inputs["instances"]
     set_threads(threads)
-    loaded = load_model(model, resolve_device(device))
+    # checked against the dataset's meta.json (beside the instances): trained on this data
+    loaded = load_trained(model, inputs.get("meta"), resolve_device(device), instances=instances)
     test = seeded_sample(split_frame(read_parquet(instances), "test"), settings.n_examples or None, settings.sample_seed)
     measure = gradient_measure(settings.gradient, loaded.input_shift_invariant)  # refuses grad on a pre-LN model
     print(f"{dataset}: {len(test)} test examples, {loaded.config.n_layers} layers, {settings}")

@@ -30,9 +30,9 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     from attnexp.analyses.jw.rationale import rationale_recovery
     from attnexp.data.preprocess import split_frame
     from attnexp.io import read_json, read_parquet, write_csv, write_parquet, write_yaml
-    from attnexp.models.checkpoint import load_model
     from attnexp.models.device import set_threads
     from attnexp.models.settings import Compute
+    from attnexp.pipeline import load_trained
     from attnexp.provenance import code_version
 
     labels, adversary, erasure = dict(settings.labels), settings.adversary, settings.erasure
@@ -40,7 +40,7 @@ def run_analyze(*, inputs: Files, outputs: Files, settings: AnalyzeSettings, thr
     model, instances, meta = inputs["model"], inputs["instances"], inputs["meta"]
     set_threads(threads)
     start = time.perf_counter()
-    classifier = Compute(settings.device, settings.padded_lstm).apply(load_model(model))
+    classifier = Compute(settings.device, settings.padded_lstm).apply(load_trained(model, meta))  # trained on this data
     meta = read_json(meta)
     test = split_frame(read_parquet(instances), "test")
     rows = settings.sample(test)  # analyses.test_sample: all, or a seeded sample in the same order

@@ -95,13 +95,15 @@ def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSe
     from attnexp.analyses.jw.instances import adversary_table
     from attnexp.data.preprocess import split_frame
     from attnexp.io import read_parquet, write_parquet
-    from attnexp.models.checkpoint import load_model
     from attnexp.models.device import set_threads
     from attnexp.models.settings import Compute
+    from attnexp.pipeline import load_trained
 
     set_threads(threads)
     analysis, runs, seed = resolved(settings.analysis), settings.wp.jw_adversary_runs, settings.wp.base_seed
-    classifier = Compute(analysis.device, analysis.padded_lstm).apply(load_model(inputs["model"]))
+    # checked against the dataset's meta.json (beside the instances): trained on this data
+    model = load_trained(inputs["model"], inputs.get("meta"), instances=inputs["instances"])
+    classifier = Compute(analysis.device, analysis.padded_lstm).apply(model)
     test = analysis.sample(split_frame(read_parquet(inputs["instances"]), "test"))  # analyses.test_sample
     parts = []
     for run in range(runs):
