@@ -47,10 +47,10 @@ rule az_analyse:
         paths.log("az", "{dataset}/seed{seed}"),
     wildcard_constraints:
         **PLAN.az_wildcards(),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

@@ -31,10 +31,10 @@ rule hf_model:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/model"),
     wildcard_constraints:
         **PLAN.hf_wildcards(),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -56,10 +56,10 @@ rule hf_az:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/az"),
     wildcard_constraints:
         **PLAN.hf_wildcards(),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -81,10 +81,10 @@ rule hf_analyze:
         paths.log("hf", "{hf_model}/{dataset}/seed{seed}/jw"),
     wildcard_constraints:
         **PLAN.hf_wildcards(),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

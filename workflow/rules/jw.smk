@@ -11,10 +11,10 @@ rule analyze:
         **(paths.erasure_files() if PLAN.erasure else {}),
     log:
         paths.log("analyses", "{dataset}/{encoder}-{attention}/seed{seed}"),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

@@ -12,12 +12,10 @@ rule train:
     wildcard_constraints:
         encoder="|".join(names.ENCODERS),
         attention="|".join(names.ATTENTIONS),
-    # longest jobs first, so that the cores are not left with one long training at the end of a run
-    priority: 1
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -38,11 +36,10 @@ rule train_transformer:
     wildcard_constraints:
         encoder=names.TRANSFORMER_ENCODER,
         attention="|".join(names.TRANSFORMER_ATTENTIONS),
-    priority: 2
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,

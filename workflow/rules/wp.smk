@@ -10,10 +10,10 @@ rule wp_train:
         **paths.wp_run_files(),
     log:
         paths.log("wp", "{dataset}/{variant}/seed{seed}"),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -31,10 +31,10 @@ rule wp_adversary:
         **paths.wp_run_files(variant="adversarial"),
     log:
         paths.log("wp", "{dataset}/adversarial/seed{seed}/lambda{lam}"),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["train"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
@@ -70,10 +70,10 @@ rule wp_jw_adversary:
         table=paths.wp_jw_adversary_file(),
     log:
         paths.log("wp", "{dataset}/base/seed{seed}/jw_adversary"),
+    priority: JOB_PRIORITY
     conda:
         "../envs/attnexp.yaml"
     threads: THREADS["analysis"]
-    priority: JOB_PRIORITY
     resources:
         **JOB_RESOURCES,
         **GPU,
