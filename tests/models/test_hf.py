@@ -233,3 +233,29 @@ def test_a_post_ln_bert_keeps_the_gradient_only_form_and_exclude_special_drops_i
     )
     kept = correlations(relevance, "t", exclude_special=True, spearman="scipy", closing=True)
     assert kept["n"].tolist()[:3] == [n - 2 for n in lengths]  # [CLS] and [SEP] left out
+
+
+def test_a_decoder_s_relevance_is_read_from_its_last_token_with_the_sink_mass_beside_it(tmp_path):
+    """Issue 36: A&Z's raw, rollout and flow of a decoder come from q (its last token) and are causal, and the share
+    of each row on the specials ([BOS] and the closing [EOS] it reads) is written beside them, per layer."""
+    from attnexp.analyses.az.run import relevance_and_importance
+    from attnexp.models.hf import load_pretrained
+    from attnexp.models.hf_runs import framed_ids
+
+    model = load_pretrained(str(tiny_checkpoint(tmp_path, "llama", seed=6)), task="bc", n_classes=2)
+    ids = framed_ids(model.tokenizer, TEXTS, None, 32)
+    rows = pd.DataFrame({"tokens": ids, "label": [1, 0, 0], "instance_id": ["a", "b", "c"]})
+    options = dict(batch_size=3, relevance_row="cls", rollout_residual=True, flow_solver="scipy", progress=lambda _: None)
+    relevance = relevance_and_importance(model, rows, score="prob_gold", **options)
+    batch = collate(rows)
+    with torch.no_grad():
+        maps = model(batch).encoded.maps.mean(2)  # heads averaged
+    for i, row in enumerate(relevance.itertuples()):
+        n = row.length
+        q_row = maps[i, :, n - 1, :n]
+        np.testing.assert_allclose(np.array([list(r) for r in row.raw]), (q_row / q_row.sum(-1, keepdim=True)).numpy(), atol=1e-6)
+        for method in ("raw", "rollout", "flow"):
+            values = np.array([list(r) for r in getattr(row, method)])
+            sink = np.array(getattr(row, f"{method}_sink"))
+            np.testing.assert_allclose(sink, (values[:, 0] + values[:, n - 1]) / values.sum(-1), atol=1e-9)
+            assert ((sink > 0) & (sink < 1)).all()

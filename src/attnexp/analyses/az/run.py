@@ -54,6 +54,7 @@ def relevance_and_importance(
         blank = UNK if model.blank_id is None else model.blank_id
     model.eval()
     device = model_device(model)
+    closing = reads_closing_marker(model, rows) if len(rows) else False
     records = []
     for number, on_cpu in enumerate(sequential_batches(rows, batch_size)):
         start = time.perf_counter()
@@ -92,6 +93,10 @@ def relevance_and_importance(
                     "raw": [r[:n].tolist() for r in raw[i]],
                     "rollout": [r[:n].tolist() for r in roll[i]],
                     "flow": [r[:n].tolist() for r in flow[i]],
+                    **{
+                        f"{method}_sink": sink_mass(values[i], n, closing)
+                        for method, values in (("raw", raw), ("rollout", roll), ("flow", flow))
+                    },
                     "blankout": blank_scores[i, :n].tolist(),
                     **{name: values[i, :n].tolist() for name, values in gradients.items()},
                     "flow_seconds": float(seconds[i]),
@@ -102,6 +107,17 @@ def relevance_and_importance(
             f"(flow {seconds.mean():.3f}s per example)"
         )
     return pd.DataFrame(records)
+
+
+def sink_mass(rows, n: int, closing: bool) -> list[float]:
+    """Per layer, the share of a relevance row [layers, >= n] on the special positions outside the rankable tokens:
+    the opening [CLS] / [BOS] (position 0) and, where the model reads it, the closing [SEP] / [EOS] (`closing`). A
+    decoder puts much of every row there (the attention sink); the correlations rank the rankable tokens alone, so
+    this is what their renormalisation hides (`{method}_sink` in relevance.parquet)."""
+    values = np.asarray(rows, dtype=float)[:, :n]
+    total = values.sum(-1)
+    special = values[:, 0] + (values[:, n - 1] if closing and n > 1 else 0.0)
+    return np.divide(special, total, out=np.full(len(total), np.nan), where=total > 0).tolist()
 
 
 def explained_positions(model: AttentionModel, lengths: torch.Tensor) -> torch.Tensor:
