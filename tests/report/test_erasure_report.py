@@ -66,7 +66,7 @@ def test_tables_and_figures_are_written(models, tmp_path):
     summary = tables["erasure_summary"]["md"].read_text()
     assert "Comprehensiveness" in summary and "analyses.test_sample" in summary
     header = next(line for line in summary.splitlines() if line.startswith("| Dataset"))
-    assert [c.strip() for c in header.strip("|").split("|")][:5] == ["Dataset", "Model", "Ranking", "Seeds", "n"]
+    assert [c.strip() for c in header.strip("|").split("|")][:5] == ["Dataset", "Model", "Ranking", "Median first flip", "Never flips"]
     assert pd.read_csv(tables["erasure_summary"]["csv"]).set_index("ranking").loc["attention", "n"] == 8  # 4 x 2 seeds
     figures = {name: {fmt: tmp_path / "fig" / f"{name}.{fmt}" for fmt in ("png", "pdf")} for name in ERASURE_FIGURE_NAMES}
     write_erasure_figures(models=models, outputs=figures, style=FigureStyle(palette="spec", width=3.3, dpi=50))

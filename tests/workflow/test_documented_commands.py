@@ -71,7 +71,7 @@ def documented_commands() -> list[Shown]:
     shown: dict[str, Shown] = {}
     for name in DOCUMENTS:
         text = (REPO / name).read_text()
-        fence = re.compile(r"^```([a-z]*)\n(.*?)^```", flags=re.S | re.M)
+        fence = re.compile(r"^[ \t]*```([a-z]*)\n(.*?)^[ \t]*```", flags=re.S | re.M)  # list items indent theirs
         for language, body in fence.findall(text):
             if language not in ("", "bash", "sh", "console"):
                 continue

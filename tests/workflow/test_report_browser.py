@@ -83,6 +83,22 @@ SCORE_EDGES = """() => {
 }"""
 
 
+# Any table: (the right edge of its first column after the labels, the pane's table wrapper: scrollable, and
+# whether its content is wider than it). The label columns are those before the first that holds a number.
+TABLE_EDGES = """() => {
+    const heads = [...document.querySelectorAll('th')];
+    const cells = [...document.querySelectorAll('tbody tr:first-child td')];
+    const first = Math.max(0, cells.findIndex(td => /\\d/.test(td.textContent)));
+    const wrapper = document.querySelector('div.scroll');
+    return {
+        result: heads.length ? heads[Math.min(first, heads.length - 1)].getBoundingClientRect().right : 0,
+        scrolls: !!wrapper && getComputedStyle(wrapper).overflowX === 'auto',
+        wider: !!wrapper && wrapper.scrollWidth > wrapper.clientWidth,
+        rows: cells.length,
+    };
+}"""
+
+
 def row_label(row) -> str:
     """The labels a results row shows, as Snakemake joins them (its last cell holds the buttons)."""
     return ",".join(cell.strip() for cell in row.locator("td").all_inner_texts()[:-1])
@@ -141,6 +157,18 @@ class Session:
         edges = frame.evaluate(SCORE_EDGES)
         return len(edges) > 2 and left + max(edges) <= VIEWPORT["width"]
 
+    def table_readable(self) -> tuple[bool, str]:
+        """Whether the table shown in the content pane has its first result column within the window, and scrolls
+        where it is wider than the pane (issue 33: wide tables were cut off at 1400 px)."""
+        pane = "() => [...document.querySelectorAll('iframe')].find(f => !f.closest('nav')).getBoundingClientRect().left"
+        left = self.page.evaluate(pane)
+        frame = next(f for f in self.page.frames if f.url.startswith("data:"))
+        frame.wait_for_load_state()
+        found = frame.evaluate(TABLE_EDGES)
+        if not found["rows"]:
+            return True, "no rows"
+        return found["scrolls"] and left + found["result"] <= VIEWPORT["width"], str(found)
+
     def search(self, term: str) -> None:
         self.load()
         box = self.page.get_by_placeholder("Search...")
@@ -176,7 +204,7 @@ def test_every_category_subcategory_and_entry_opens(browser, report):
     session = Session(browser, report)
     session.load()
     categories = session.page.evaluate("Object.fromEntries(Object.entries(categories).map(([c, s]) => [c, s]))")
-    seen = []
+    seen, tables = [], 0
     for category, subcategories in sorted(categories.items()):
         for subcategory, paths in sorted(subcategories.items()):
             session.open(category, subcategory)
@@ -186,13 +214,19 @@ def test_every_category_subcategory_and_entry_opens(browser, report):
             if TABLE1 in paths:
                 session.show(TABLE1)
                 assert session.scores_on_screen(), "Table 1's score columns are off-screen at 1400 px"
+            for table in (p for p in paths if p.startswith("results/tables/") and p.endswith(".html")):
+                session.show(table)  # every table: its results on screen at 1400 px, the rest reachable by scrolling
+                readable, found = session.table_readable()
+                assert readable, f"{table}: {found}"
+                tables += 1
             for i in range(len(paths)):  # every entry's info button
                 session.open(category, subcategory)
                 session.click(session.rows().nth(i).get_by_role("link").nth(1))
             seen += shown
     total = session.page.evaluate("Object.keys(results).length")
     assert len(seen) == total and not session.errors
-    print(f"report in Chromium: {session.pages} page loads, {session.clicks} clicks, {total} entries")
+    assert tables >= 10  # J&W's four, W&P's, A&Z's, the erasure tests' and the comparison
+    print(f"report in Chromium: {session.pages} page loads, {session.clicks} clicks, {total} entries, {tables} tables")
 
 
 def test_searching_a_figure_name_returns_every_datasets_entry(browser, report):

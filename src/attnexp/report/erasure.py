@@ -151,14 +151,14 @@ def summary_display(table: pd.DataFrame) -> pd.DataFrame:
             "Dataset": table["dataset"],
             "Model": table["model"],
             "Ranking": table["ranking"],
-            "Seeds": table["n_seeds"],
-            "n": table["n"].astype(int),
             "Median first flip": table["median_first_flip"],
             "Never flips": table["never_flip"],
             "Comprehensiveness ↑": [_interval(*v) for v in zip(table["comprehensiveness"], low, high, strict=True)],
             "Sufficiency ↓": [
                 _interval(*v) for v in zip(table["sufficiency"], table["sufficiency_low"], table["sufficiency_high"], strict=True)
             ],
+            "Seeds": table["n_seeds"],  # the counts after the results, so that the results stay on a narrow screen
+            "n": table["n"].astype(int),
         }
     )
 
@@ -172,6 +172,9 @@ def write_erasure_tables(*, models: Sequence[Mapping], outputs: Mapping[str, Map
 
 
 # --- figures (one of each per dataset, a panel per model) ---
+
+
+LEGEND_COLUMN_WIDTH = 1.0  # inches per legend column below the AOPC curves (a ranking name such as "attention_x_gradient")
 
 
 def _read(models: Sequence[Mapping], key: str) -> pd.DataFrame:
@@ -196,8 +199,19 @@ def ranking_colours(rankings: Sequence[str]) -> dict[str, str]:
     return {RANDOM: "black", **{r: cycle[i % 10] for i, r in enumerate(others)}}
 
 
+def figure_title(models: Sequence[Mapping]) -> str:
+    """The dataset the figure's models ran on (several, in the report's order, should they differ)."""
+    return ", ".join(dataset_order([str(m["dataset"]) for m in models if "dataset" in m]))
+
+
+def _title(fig, models: Sequence[Mapping]) -> None:
+    from attnexp.report.style import set_title
+
+    set_title(fig, figure_title(models))
+
+
 def single_weight_figure(models: Sequence[Mapping], style):
-    """Histogram of JSD(top) − JSD(random) per model (Serrano & Smith Fig. 2)."""
+    """Histogram of JSD(top) − JSD(random) per model (Serrano & Smith Fig. 2); titled with the dataset."""
     table = _read(models, "erasure_attention")
     table = table[(table["ranking"] == "attention") & table["jsd_top"].notna()]
     labels = list(dict.fromkeys(m["model"] for m in models))
@@ -209,12 +223,13 @@ def single_weight_figure(models: Sequence[Mapping], style):
         ax.set_title(label, fontsize=7)
         ax.set_xlabel("ΔJSD (top − random)")
     axes[0][0].set_ylabel("instances")
+    _title(fig, models)
     return fig
 
 
 def first_flip_figure(models: Sequence[Mapping], style):
     """Boxplots of the first-flip fraction per ranking, one panel per model; the share of instances that never flip
-    written at the right."""
+    written at the right; titled with the dataset."""
     table = _read(models, "erasure_attention")
     table = table[table["n"] >= 2]
     labels = list(dict.fromkeys(m["model"] for m in models))
@@ -236,12 +251,14 @@ def first_flip_figure(models: Sequence[Mapping], style):
     axes[0][0].set_yticks(range(1, len(rankings) + 1), rankings)
     axes[0][0].tick_params(axis="y", labelsize=5)
     axes[0][0].set_ylim(len(rankings) + 0.6, 0.4)  # the first ranking on top, room for its label
+    _title(fig, models)
     return fig
 
 
 def aopc_figure(models: Sequence[Mapping], style):
     """Comprehensiveness (top row) and sufficiency (bottom row) against k per ranking, one column per model;
-    random drawn black and dashed as the baseline."""
+    random drawn black and dashed as the baseline; titled with the dataset. One legend below the panels (off the
+    curves) names every ranking any panel draws, in display order."""
     table = _read(models, "erasure_input")
     labels = list(dict.fromkeys(m["model"] for m in models))
     fig, axes = _panels(style, len(labels), rows=2)
@@ -271,7 +288,14 @@ def aopc_figure(models: Sequence[Mapping], style):
                 ax.set_ylabel(quantity)
             if row == 0:
                 ax.set_title(label, fontsize=7)
-    axes[0][-1].legend(fontsize=5, loc="best")
+    handles = {}  # ranking -> its line, over every panel (a model may lack some rankings)
+    for ax in fig.axes:
+        lines, names = ax.get_legend_handles_labels()
+        handles |= dict(zip(names, lines, strict=True))
+    shown = [r for r in rankings if r in handles]
+    columns = max(1, min(len(shown), int(fig.get_figwidth() // LEGEND_COLUMN_WIDTH)))
+    fig.legend([handles[r] for r in shown], shown, loc="outside lower center", ncol=columns, fontsize=5)
+    _title(fig, models)
     return fig
 
 

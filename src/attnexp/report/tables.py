@@ -126,6 +126,7 @@ HTML_STYLE = (
     "th{border-bottom:2px solid #444}"
     "td{font-variant-numeric:tabular-nums}"
     "tbody tr:nth-child(even){background:#f5f5f5}"
+    "div.scroll{overflow-x:auto;max-width:100%}"  # a table wider than the report's pane scrolls, never cut off
 )
 
 
@@ -138,7 +139,8 @@ def html_table(display: pd.DataFrame, caption: str = "") -> str:
         "<tr>" + "".join(f'<td style="text-align:{a}">{escape(str(v))}</td>' for v, a in zip(row, align, strict=True)) + "</tr>"
         for row in display.itertuples(index=False)
     )
-    body = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>" if len(display) else "<p>(no rows)</p>"
+    table = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
+    body = table if len(display) else "<p>(no rows)</p>"
     title = escape(caption.split(":")[0][:80]) if caption else "table"
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
