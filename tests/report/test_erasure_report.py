@@ -66,7 +66,13 @@ def test_tables_and_figures_are_written(models, tmp_path):
     summary = tables["erasure_summary"]["md"].read_text()
     assert "Comprehensiveness" in summary and "analyses.test_sample" in summary
     header = next(line for line in summary.splitlines() if line.startswith("| Dataset"))
-    assert [c.strip() for c in header.strip("|").split("|")][:5] == ["Dataset", "Model", "Ranking", "Median first flip", "Never flips"]
+    assert [c.strip() for c in header.strip("|").split("|")][:5] == [
+        "Dataset",
+        "Model",
+        "Ranking",
+        "Median first flip",
+        "Never flips",
+    ]
     assert pd.read_csv(tables["erasure_summary"]["csv"]).set_index("ranking").loc["attention", "n"] == 8  # 4 x 2 seeds
     figures = {name: {fmt: tmp_path / "fig" / f"{name}.{fmt}" for fmt in ("png", "pdf")} for name in ERASURE_FIGURE_NAMES}
     write_erasure_figures(models=models, outputs=figures, style=FigureStyle(palette="spec", width=3.3, dpi=50))
@@ -91,3 +97,26 @@ def test_the_aopc_curves_label_the_bins_as_text(models):
         figure.canvas.draw()
         labels = [t.get_text() for ax in figure.axes for t in ax.get_xticklabels()]
     assert labels[:5] == ["1%", "5%", "10%", "20%", "50%"] and not any("$" in label for label in labels)
+
+
+def test_the_erasure_figures_name_their_dataset_and_keep_the_aopc_legend_off_the_curves(models, tmp_path):
+    """Each figure is one dataset's (its title says which); the AOPC curves' one legend lies outside every panel
+    (below them) and names the rankings of every model, not only the last panel's."""
+    from attnexp.report.erasure import FIGURES
+    from attnexp.report.style import paper_style
+
+    other = write_model(tmp_path / "other", 0)
+    inputs = pd.read_parquet(other["erasure_input"])
+    write_parquet(other["erasure_input"], inputs.assign(ranking=inputs["ranking"].replace({"attention": "rollout"})))
+    models = [models[0], {**other, "model": "transformer-dot (A&Z)"}]
+    style = FigureStyle(palette="spec", width=3.3, dpi=50)
+    with paper_style(style):
+        for name, draw in FIGURES.items():
+            figure = draw(models, style)
+            assert "syn_sentiment" in figure.get_suptitle(), name
+        figure.canvas.draw()  # the last: the AOPC curves
+        (legend,) = figure.legends
+        assert not any(ax.get_legend() for ax in figure.axes)
+        box = legend.get_window_extent()
+        assert not any(box.overlaps(ax.get_window_extent()) for ax in figure.axes)
+        assert [t.get_text() for t in legend.get_texts()] == ["attention", "random", "rollout"]

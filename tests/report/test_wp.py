@@ -153,3 +153,30 @@ def test_the_variance_scatter_fits_its_y_axis_to_small_output_differences():
     assert 0.012 < top < 0.02 and -0.001 < bottom < 0  # the points span the axis, not its bottom 1%
     large = small.assign(y_diff=np.linspace(0, 0.9, 50))
     assert wp.seed_scatter(large).axes[0].get_ylim() == pytest.approx((-0.05, 1.05))  # W&P's axis
+
+
+def test_the_jsd_axes_reach_past_ln2_so_the_crowded_points_stay_off_the_frame():
+    """The adversaries' JSDs crowd at the maximum, ln 2 ≈ 0.693 (natural log): an axis cut at 0.7 put them on the
+    frame. The violin, the scatter and the JSD-TVD plane end 4% beyond ln 2, and no scatter marker is clipped."""
+    from attnexp.report.style import paper_style
+
+    near = pd.DataFrame(
+        {
+            "attn_diff": np.linspace(0.6, 0.693, 40),
+            "y_diff": np.linspace(0, 0.9, 40),
+            "max_attn": np.linspace(0, 1, 40),
+            "class": [0, 1] * 20,
+        }
+    )
+    points = pd.DataFrame({"model": ["seed", "adversary"], "label": ["1", "0.1"], "jsd": [0.1, 0.693], "tvd": [0.01, 0.02]})
+    with paper_style():
+        scatter = wp.seed_scatter(near, "adversary")
+        figures = [wp.seed_violin(near, "adversary"), scatter, wp.jsd_tvd_figure(points)]
+        for figure in figures:
+            assert figure.axes[0].get_xlim()[1] > 0.693 + 0.02
+        ax = scatter.axes[0]
+        scatter.canvas.draw()
+        markers = ax.collections[0]
+        centres = ax.transData.transform(markers.get_offsets())
+        radius = np.sqrt(markers.get_sizes().max()) / 2 * scatter.dpi / 72  # sizes: points², diameter sqrt(s)
+        assert (centres[:, 0] + radius < ax.bbox.x1).all() and (centres[:, 0] - radius > ax.bbox.x0).all()

@@ -34,6 +34,8 @@ from attnexp.report.violins import binned_violins
 
 Path = str | PathLike
 DIGITS = 3  # decimals in the Markdown and LaTeX tables
+JSD_MAX = math.log(2)  # the natural-log JSD's maximum (attnexp.analyses.divergences)
+JSD_AXIS_MARGIN = 1.04  # JSD axes end 4% beyond it (0.721)
 METRIC_COLUMNS = ["f1_positive", "accuracy", "f1_macro", "roc_auc"]
 ADVERSARIAL_COLUMNS = [
     "dataset",
@@ -219,7 +221,7 @@ def seed_violin(
     )
     fig, ax = new_figure(width)
     binned_violins(ax, frame, "attn_diff", class_colours(_class_names(classes), palette))
-    ax.set(xlim=(-0.05, 0.7), xlabel=f"JSD ({compared} vs base)", ylabel="Max attention")
+    ax.set(xlim=jsd_limits(frame["attn_diff"]), xlabel=f"JSD ({compared} vs base)", ylabel="Max attention")
     set_title(fig, title)
     return fig
 
@@ -258,13 +260,21 @@ def seed_scatter(
     )
     place_legend(ax)
     ax.set(
-        xlim=(-0.05, 0.7),
+        xlim=jsd_limits(frame["attn_diff"]),
         ylim=output_difference_limits(frame["y_diff"]),
         xlabel=f"JSD ({compared} vs base)",
         ylabel="Output difference",
     )
     set_title(fig, title)
     return fig
+
+
+def jsd_limits(jsd: pd.Series, low: float = -0.05) -> tuple[float, float]:
+    """x-limits of a JSD axis: from `low` to 4% beyond the maximum, ln 2 (natural log), where the adversaries'
+    and the near-uniform runs' points crowd (a data point past ln 2, numerical noise, moves the end with it), so no
+    marker sits on the frame."""
+    largest = float(np.nanmax(jsd)) if len(jsd) and np.isfinite(jsd).any() else 0.0
+    return low, JSD_AXIS_MARGIN * max(JSD_MAX, largest)
 
 
 def output_difference_limits(y_diff: pd.Series) -> tuple[float, float]:
@@ -291,7 +301,12 @@ def jsd_tvd_figure(points: pd.DataFrame, title: str = "", palette: str = "spec",
         ax.axvline(row.jsd, linestyle=":", color="black", linewidth=0.8, label="J&W per-instance adversary")
     ax.axvline(math.log(2), color="0.6", linewidth=0.6, label="ln 2")
     top = max(0.05, float(np.nanmax(points["tvd"])) * 1.15) if len(points) else 1.0
-    ax.set(xlim=(0, 0.7), ylim=(0, top), xlabel="Mean JSD from base attention", ylabel="Mean TVD from base output")
+    ax.set(
+        xlim=jsd_limits(points["jsd"], 0.0),
+        ylim=(0, top),
+        xlabel="Mean JSD from base attention",
+        ylabel="Mean TVD from base output",
+    )
     if len(points[points["model"] == "adversary"]):
         label_adversaries(ax, points[points["model"] == "adversary"], top)
     ax.legend(loc="best")  # not over the seeds' and uniform's points, which often sit near JSD 0
