@@ -4,6 +4,7 @@ instance, A&Z views on Transformer-family models only, tokenizer adapters, lazy 
 import re
 import subprocess
 import sys
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -15,6 +16,7 @@ from attnexp import api
 from attnexp.analyses.jw.instances import importance_table
 from attnexp.analyses.jw.kendall import PAIRS
 from attnexp.data.preprocess import split_frame
+from attnexp.data.vocab import UNK
 from attnexp.models.train import build_model
 from attnexp.models.transformer import build_transformer
 from tests.conftest import REPO
@@ -124,18 +126,41 @@ def test_a_hugging_face_tokenizer_is_wrapped_and_its_unknown_token_is_the_blank(
     assert isinstance(tokenizer, api.HuggingFaceTokenizer) and tokenizer.blank_id == 100
     batch = api.encode_text(tokenizer, "the film is odd")
     assert batch.tokens.tolist() == [[101, 5, 6, 7, 100, 102]] and batch.real_mask.sum() == 4
+    assert api.unknown_share(tokenizer, tokenizer.encode("the film is odd")) == 0.25  # "odd": [UNK]
     pair = api.encode_text(tokenizer, "the film", "is fine")  # packed, as the hf family reads pairs
     assert pair.tokens.tolist() == [[101, 5, 6, 102, 7, 8, 102]] and pair.question is None
     vocab = {**meta, "vocab": ["w"] * 110}
     model = build_transformer(vocab, n_layers=2, n_heads=2, width=16, dropout=0.0, attention="tiedcls").eval()
     exp = api.explain(model, tokenizer, "the film is fine", settings=settings[0], with_adversary=False)
-    assert exp.words == ["the", "film", "is", "fine"] and exp.positions[0] == "[CLS]"
+    assert exp.words == ["the", "film", "is", "fine"] and exp.positions[0] == "[CLS]" and exp.unknown == 0.0
     with torch.no_grad():  # blank-out replaced each position by id 100, not our [UNK] (1)
         base = model.distribution(model(api.encode_text(tokenizer, "the film is fine")).logits)[0, exp.predicted]
         blanked = model.distribution(model(api.encode_text(tokenizer, "the [UNK] is fine")).logits)[0, exp.predicted]
     assert exp.blankout[2] == pytest.approx(abs(float(base - blanked)), abs=1e-6)
     with pytest.raises(TypeError, match="AttentionModel"):
         api.as_attention_model(torch.nn.Linear(2, 2))
+
+
+def test_a_text_of_unknown_words_warns_and_shows_its_share_of_unknown_tokens(planted_sentiment, settings):
+    """Issue 33: a text out of the model's vocabulary is no longer explained silently: `exp.unknown` is the share of
+    its tokens mapped to [UNK], shown in the summary (and the notebook view); from `UNKNOWN_WARNING` on, a warning."""
+    instances, meta = planted_sentiment
+    model = build_model(meta, "lstm", "tanh", embedding_dim=12, hidden_size=8, seed=0).eval()
+    tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
+    kwargs = dict(classes=meta["classes"], settings=settings[0], with_permutation=False, with_adversary=False)
+    with pytest.warns(UserWarning, match=r"'zzqx qqzv wwxy': 100% of its tokens are unknown.*\[UNK\].*larger vocabulary"):
+        exp = api.explain(model, tokenizer, "zzqx qqzv wwxy", with_erasure=False, **kwargs)
+    assert exp.unknown == 1.0 and exp.tokens[1:-1] == [UNK] * 3
+    assert exp.summary.endswith(", 100% of the tokens unknown") and "cannot tell these words apart" in exp._repr_html_()
+    text = _text(meta, split_frame(instances, "test")["tokens"].iloc[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exp = api.explain(model, tokenizer, text, **kwargs)
+        few = api.explain(model, tokenizer, [text, f"{text} zzqx"], with_erasure=False, **kwargs)  # below the threshold
+    assert exp.unknown == 0.0 and "unknown" not in exp.summary and "cannot tell" not in exp._repr_html_()
+    assert few[0].unknown == 0.0 and few[1].unknown == pytest.approx(1 / (len(text.split()) + 1))
+    assert api.HuggingFaceTokenizer(WordPieceLike()).unknown_id == 100
+    assert api.HuggingFaceTokenizer(type("NoUnknown", (WordPieceLike,), {"unk_token_id": None})()).unknown_id is None
 
 
 def test_public_names_load_lazily():
@@ -223,21 +248,43 @@ def test_target_explains_another_class_than_the_predicted_one(planted_nli, setti
         api.explain(model, tokenizer, text, question, target="nonsense", **kwargs)
 
 
-def test_a_list_of_texts_is_explained_as_one_batch_like_each_text_alone(planted_sentiment, planted_nli, settings):
+def test_a_list_of_texts_is_explained_in_length_sorted_chunks_like_each_text_alone(
+    planted_sentiment, planted_nli, settings, monkeypatch
+):
+    """Issue 33: a list is explained in chunks of similar lengths (at most `batch_size` texts, the longest at most
+    `LENGTH_SPREAD` times the shortest), each one batch, and given back in its order; each text gets the numbers it
+    gets alone (the erasure tests' too, but for the random ranking, seeded by the instance id)."""
     instances, meta = planted_sentiment
     model = build_model(meta, "lstm", "tanh", embedding_dim=12, hidden_size=8, seed=0).eval()
     tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")
-    test = split_frame(instances, "test").drop_duplicates("length")  # three lengths: padded in the batch
-    texts = [_text(meta, tokens) for tokens in test["tokens"].iloc[:3]]
-    assert len({len(t.split()) for t in texts}) == 3
-    together = api.explain(model, tokenizer, texts, settings=settings[0], with_adversary=False)
+    test = split_frame(instances, "test").drop_duplicates("length").sort_values("length")  # lengths 5 .. 20: padded
+    picked = test.iloc[[-1, 0, -2, 1, 6]]  # longest first: chunking reorders them
+    texts = [_text(meta, tokens) for tokens in picked["tokens"]]
+    assert len({len(t.split()) for t in texts}) == 5
+    chunks, importance = [], api.importance_table
+
+    def recorded(m, rows, *args, **kwargs):  # the lengths of each chunk's texts, as `explain` batches them
+        chunks.append(list(rows["length"]))
+        return importance(m, rows, *args, **kwargs)
+
+    monkeypatch.setattr(api, "importance_table", recorded)
+    together = api.explain(model, tokenizer, texts, settings=replace(settings[0], batch_size=2), with_adversary=False)
     assert isinstance(together, list) and [e.text for e in together] == texts
+    assert [n for chunk in chunks for n in chunk] == sorted(picked["length"])  # shortest first, each text once
+    assert max(map(len, chunks)) == 2 and all(c[-1] + 2 <= api.LENGTH_SPREAD * (c[0] + 2) for c in chunks)
+    monkeypatch.undo()
     for text, batched in zip(texts, together, strict=True):
         alone = api.explain(model, tokenizer, text, settings=settings[0], with_adversary=False)
         assert batched.words == alone.words and batched.predicted == alone.predicted
         for name in ("attention", "gradient", "loo", "ig"):
             np.testing.assert_allclose(batched.measure(name), alone.measure(name), rtol=1e-4, atol=1e-7)
         assert batched.tau.keys() == alone.tau.keys() and batched.permutation_changes.shape == (8,)
+        ours, theirs = (e.erasure_input[e.erasure_input["ranking"] != "random"] for e in (batched, alone))
+        assert list(ours["ranking"]) == list(theirs["ranking"])
+        for column in ("comprehensiveness", "sufficiency"):
+            np.testing.assert_allclose(ours[column], theirs[column], rtol=1e-4, atol=1e-6)
+        ours, theirs = (e.erasure_attention[e.erasure_attention["ranking"] != "random"] for e in (batched, alone))
+        np.testing.assert_allclose(ours["first_flip_fraction"], theirs["first_flip_fraction"])
     instances, meta = planted_nli  # A&Z views of a Transformer, with a question per text
     model = build_transformer(meta, n_layers=2, n_heads=2, width=16, dropout=0.0, max_length=64, attention="tiedcls").eval()
     tokenizer = api.VocabularyTokenizer(meta["vocab"], "whitespace")

@@ -16,8 +16,10 @@ typed against `AttentionModel`; a Hugging Face model and tokenizer are accepted 
 """
 
 import contextlib
+import functools
 import html
 import io
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,6 +58,8 @@ INSTANCE_ID = "input"
 JW_MEASURES = ("attention", "gradient", "loo", "ig")
 NO_ADVERSARY = ("hf",)  # model kinds whose heads share no single attention vector to optimise
 AZ_MEASURES = ("raw", "rollout", "flow")
+UNKNOWN_WARNING = 0.5  # `explain` warns when at least this share of a text's tokens is the tokenizer's unknown id
+LENGTH_SPREAD = 2.0  # a list's chunk: its longest text at most this many times as long as its shortest (in ids)
 
 
 # --- tokenizers: raw text -> ids with the two markers ---
@@ -74,7 +78,8 @@ class TokenizedText:
 
 @runtime_checkable
 class TextTokenizer(Protocol):
-    """What the API needs from a tokenizer: `encode` and the id A&Z blank-out substitutes."""
+    """What the API needs from a tokenizer: `encode` and the id A&Z blank-out substitutes. An `unknown_id`
+    attribute (the id of words it does not know, None: no such id), where it has one, gives `Explanation.unknown`."""
 
     blank_id: int
 
@@ -95,6 +100,11 @@ class VocabularyTokenizer:
             raise ValueError(f"unknown text recipe {self.recipe!r}; choose one of {', '.join(TOKENIZERS)}")
         object.__setattr__(self, "index", {w: i for i, w in enumerate(self.vocab)})
 
+    @property
+    def unknown_id(self) -> int:
+        """The id every word outside the vocabulary gets (`attnexp.data.vocab.UNK`)."""
+        return UNK
+
     def encode(self, text: str, question: str | None = None) -> TokenizedText:
         words = TOKENIZERS[self.recipe](text).split()
         if not words:
@@ -106,12 +116,13 @@ class VocabularyTokenizer:
 
 class HuggingFaceTokenizer:
     """A Hugging Face tokenizer (anything with `__call__` -> input_ids and `convert_ids_to_tokens`): [CLS] and the
-    final [SEP] are the markers; its unknown token is the default blank."""
+    final [SEP] are the markers; its unknown token is the default blank and the `unknown_id` (None without one)."""
 
     def __init__(self, tokenizer: Any, max_length: int | None = None):
         self.tokenizer = tokenizer
         self.max_length = max_length
         unk = getattr(tokenizer, "unk_token_id", None)
+        self.unknown_id = None if unk is None else int(unk)
         self.blank_id = int(unk if unk is not None else UNK)
 
     def encode(self, text: str, question: str | None = None) -> TokenizedText:
@@ -159,13 +170,20 @@ def encode_text(tokenizer: TextTokenizer | Any, text: str, question: str | None 
     return collate(_rows([as_tokenizer(tokenizer).encode(text, question)], labels=[0]))
 
 
-def _rows(tokenized: Sequence[TokenizedText], labels: Sequence[int]) -> pd.DataFrame:
-    """The table of `instances.parquet` the per-instance analyses read, one row per text: instance id "input"
-    for a single text, "input0", "input1", … for several (the adversary seeds its starts by the id)."""
+def _instance_ids(n: int) -> list[str]:
+    """Instance id "input" for a single text, "input0", "input1", … for several (the adversary and the random
+    erasure ranking seed their draws by the id)."""
+    return [INSTANCE_ID] if n == 1 else [f"{INSTANCE_ID}{i}" for i in range(n)]
+
+
+def _rows(tokenized: Sequence[TokenizedText], labels: Sequence[int], ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """The table of `instances.parquet` the per-instance analyses read, one row per text, with the instance ids
+    `ids` (default `_instance_ids`)."""
     rows = []
-    for i, (text, label) in enumerate(zip(tokenized, labels, strict=True)):
+    ids = _instance_ids(len(tokenized)) if ids is None else ids
+    for instance_id, text, label in zip(ids, tokenized, labels, strict=True):
         row = {
-            "instance_id": INSTANCE_ID if len(tokenized) == 1 else f"{INSTANCE_ID}{i}",
+            "instance_id": instance_id,
             "split": "test",
             "tokens": text.tokens,
             "label": int(label),
@@ -257,11 +275,19 @@ def _default_config(schema: str | Path | None = None) -> dict:
 
 def default_settings(schema: str | Path | None = None) -> tuple[AnalysisSettings, AZSettings]:
     """The J&W and A&Z analysis settings of the default config (the schema's defaults: the packaged schema unless
-    `schema` names another file), batch size 1."""
-    from attnexp.pipeline.settings import analysis_settings, az_settings
+    `schema` names another file), with the batch size its analyses job uses (the dataset's training batch size, 32
+    by default): `explain` takes a list's texts in chunks of at most that many."""
+    from attnexp.pipeline.settings import analysis_settings, az_settings, hyperparameters
 
     config = _default_config(schema)
-    return analysis_settings(config, batch_size=1), az_settings(config)
+    batch_size = hyperparameters(config, config["datasets"][0])["batch_size"]
+    return analysis_settings(config, batch_size=batch_size), az_settings(config)
+
+
+@functools.cache
+def _packaged_settings() -> tuple[AnalysisSettings, AZSettings]:
+    """`default_settings()` of the packaged schema, read once (`explain`'s default; both frozen)."""
+    return default_settings()
 
 
 def default_compute(schema: str | Path | None = None) -> Compute:
@@ -292,6 +318,9 @@ class Explanation:
     loo: np.ndarray
     ig: np.ndarray
     tau: dict[str, tuple[float, float]]  # pair of kendall.PAIRS -> (tau-b, p)
+    # the share of the real tokens (`tokens[1:-1]`) that are the tokenizer's unknown id (0.0 where it has none):
+    # from `UNKNOWN_WARNING` on, `explain` warns (the model reads mostly [UNK]; the measures cannot tell the words apart)
+    unknown: float = 0.0
     permutation_changes: np.ndarray | None = None  # [P] output change (TVD) per permutation of the attention
     adversarial_attention: np.ndarray | None = None  # the ε-max JSD attention over the real tokens
     adversarial_jsd: float | None = None
@@ -333,9 +362,14 @@ class Explanation:
 
     @property
     def summary(self) -> str:
-        """ "predicted positive (p = 0.93)", with ", explaining negative" where the target is another class."""
+        """ "predicted positive (p = 0.93)", with ", explaining negative" where the target is another class and
+        ", 60% of the tokens unknown" where the tokenizer did not know some words (`unknown`)."""
         text = f"predicted {self.label} (p = {self.probabilities[self.predicted]:.2f})"
-        return text if self.target == self.predicted else f"{text}, explaining {self.target_label}"
+        if self.target != self.predicted:
+            text += f", explaining {self.target_label}"
+        if self.unknown > 0:
+            text += f", {_percent(self.unknown)} of the tokens unknown"
+        return text
 
     @property
     def permutation_median(self) -> float | None:
@@ -379,11 +413,52 @@ class Explanation:
             )
             cells.append(f'<tr><th style="text-align:right;padding-right:6px">{html.escape(name)}</th><td>{words}</td></tr>')
         taus = ", ".join(f"{pair} {tau:.2f}" for pair, (tau, _) in self.tau.items())
+        caveat = f'<p style="color:#a00">{html.escape(_unknown_meaning())}</p>' if self.unknown >= UNKNOWN_WARNING else ""
         return (
-            f"<div><p><b>{html.escape(self.summary)}</b></p><table>{''.join(cells)}</table>"
+            f"<div><p><b>{html.escape(self.summary)}</b></p>{caveat}<table>{''.join(cells)}</table>"
             f"<p>Shading: a word's share of the row's total, white 0 to darkest {vmax:.2f}. Kendall τ: "
             f"{html.escape(taus)}</p></div>"
         )
+
+
+def _percent(share: float) -> str:
+    return "<1%" if 0 < share < 0.005 else f"{share:.0%}"
+
+
+def _unknown_meaning() -> str:
+    return (
+        "The model sees mostly its unknown token [UNK], so the measures cannot tell these words apart (LOO, AOPC and "
+        "the rest come out nearly equal): explain a text in the model's vocabulary and language, or use a model with "
+        "a larger vocabulary."
+    )
+
+
+def unknown_share(tokenizer: TextTokenizer, tokenized: TokenizedText) -> float:
+    """The share of the real tokens (`tokens[1:-1]`) that are the tokenizer's `unknown_id`; 0.0 without one."""
+    unknown, real = getattr(tokenizer, "unknown_id", None), tokenized.tokens[1:-1]
+    if unknown is None or not real:
+        return 0.0
+    return sum(int(t) == unknown for t in real) / len(real)
+
+
+def _warn_unknown(explanation: "Explanation") -> None:
+    text = explanation.text if len(explanation.text) <= 60 else explanation.text[:57] + "..."
+    share = _percent(explanation.unknown)
+    message = f"{text!r}: {share} of its tokens are unknown to the tokenizer. {_unknown_meaning()}"
+    warnings.warn(message, UserWarning, stacklevel=3)  # at the caller of `explain`
+
+
+def _chunks(sizes: Sequence[int], most: int) -> list[list[int]]:
+    """The indices of a list's texts (`sizes`: ids per text) in length-sorted chunks of at most `most` texts whose
+    longest is at most `LENGTH_SPREAD` times the shortest, so that each text's padding (and the first-flip test's
+    steps, as many as the chunk's longest text) stays near its own length."""
+    chunks: list[list[int]] = []
+    for i in sorted(range(len(sizes)), key=lambda i: sizes[i]):
+        if chunks and len(chunks[-1]) < most and sizes[i] <= LENGTH_SPREAD * sizes[chunks[-1][0]]:
+            chunks[-1].append(i)
+        else:
+            chunks.append([i])
+    return chunks
 
 
 def _quiet(function, *args, **kwargs):
@@ -408,7 +483,13 @@ def explain(
     seed: int = 0,
 ) -> "Explanation | list[Explanation]":
     """Explain the model's prediction for a raw `text` (and `question`, NLI/QA) with every measure; a list of
-    texts (and of questions) is explained as one batch and gives a list of explanations.
+    texts (and of questions) gives a list of explanations, in its order. A list is explained in length-sorted
+    chunks (`_chunks`: at most `settings.batch_size` texts, the longest at most `LENGTH_SPREAD` times the
+    shortest), each as one batch, so that padding and the first-flip test's steps stay near each text's own length;
+    every number but the permutations' (one generator, drawn chunk by chunk) is what the text alone gets, up to
+    float rounding, under its instance id ("input0", "input1", … by its position in the list).
+    A text whose tokens are mostly the tokenizer's unknown id (`Explanation.unknown` >= `UNKNOWN_WARNING`) gets a
+    UserWarning: the model reads mostly [UNK], and its measures cannot tell the words apart.
 
     J&W (§6): attention, gradient, leave-one-out and integrated gradients per token, Kendall τ between them,
     the output change under `settings.permutations` permutations of the attention (generator seed `seed`) and
@@ -433,72 +514,120 @@ def explain(
     questions = [question] * len(texts) if question is None or isinstance(question, str) else list(question)
     if len(questions) != len(texts):
         raise ValueError(f"{len(questions)} questions for {len(texts)} texts")
+    targets = [target] * len(texts) if target is None or isinstance(target, int | str) else list(target)
+    if len(targets) != len(texts):
+        raise ValueError(f"{len(targets)} targets for {len(texts)} texts")
     model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
-    defaults = default_settings() if settings is None or az_settings is None else None
-    settings = replace(settings or defaults[0], batch_size=len(texts))
-    az_settings = az_settings or defaults[1]
+    defaults = _packaged_settings() if settings is None or az_settings is None else None
+    settings, az_settings = settings or defaults[0], az_settings or defaults[1]
     model.eval()
     tokenized = [tokenizer.encode(t, q) for t, q in zip(texts, questions, strict=True)]
-    with torch.no_grad():  # on the model's device, as the analyses batch (a loaded run: the configured device)
-        output = model(collate(_rows(tokenized, labels=[0] * len(texts))).to(model_device(model)))
-    predicted = model.predict(output.logits).tolist()
-    probabilities = model.distribution(output.logits).double().tolist()
-    names = list(classes) if classes is not None else model_classes(model, len(probabilities[0]))
-    targets = _targets(target, names, predicted)
-    rows = _rows(tokenized, labels=targets)
-
-    importance = _quiet(importance_table, model, rows, settings, explain_label=True)
-    pairs = computed_pairs(loo=settings.bc_loo or not model.is_binary, ig=settings.ig_steps is not None)  # as the job
-    taus = kendall_tau_per_instance(importance, pairs)
-    explanations = [
-        Explanation(
-            text=t,
-            words=tokens.words,
-            positions=tokens.positions,
-            tokens=tokens.tokens,
-            classes=names,
-            predicted=predicted[i],
-            probabilities=probabilities[i],
-            target=targets[i],
-            **{name: np.asarray(importance[name][i], dtype=float) for name in JW_MEASURES},
-            tau={
-                row.pair: (float(row.tau), float(row.p_value))
-                for row in taus[taus["instance_id"] == rows["instance_id"][i]].itertuples(index=False)
-            },
-        )
-        for i, (t, tokens) in enumerate(zip(texts, tokenized, strict=True))
-    ]
-    if with_permutation:
-        permuted = _quiet(permutation_table, model, rows, settings, torch.Generator().manual_seed(seed))
-        for explanation, changes in zip(explanations, permuted["output_changes"], strict=True):
-            explanation.permutation_changes = np.asarray(changes, dtype=float)
-    if with_adversary and model.checkpoint_kind not in NO_ADVERSARY:
-        adversarial = _quiet(adversary_table, model, rows, settings, seed + 1)
-        for explanation, row in zip(explanations, adversarial.itertuples(index=False), strict=True):
-            explanation.adversarial_attention = np.asarray(row.adversarial_attention, dtype=float)
-            explanation.adversarial_jsd, explanation.adversarial_tvd = float(row.emax_jsd), float(row.emax_tvd)
-    relevance, measure = None, None
-    if output.encoded.maps is not None:
-        relevance = relevance_and_importance(
-            model,
-            rows,
-            batch_size=len(texts),
-            relevance_row=az_settings.relevance_row,
-            rollout_residual=az_settings.rollout_residual,
-            flow_solver=az_settings.flow_solver,
-            score=az_settings.score,  # of the "gold" class: the target (a raw sentence has no label)
-            progress=lambda line: None,
-            blank=tokenizer.blank_id if model.blank_id is None else model.blank_id,  # the hf family: [MASK]
-        )
-        measure = gradient_measure(az_settings.gradient, model.input_shift_invariant)  # "auto": the model's own
-        for explanation, (_, row) in zip(explanations, relevance.iterrows(), strict=True):
-            for name in AZ_MEASURES:
-                setattr(explanation, name, np.asarray(row[name], dtype=float))
-            explanation.blankout = np.asarray(row["blankout"], dtype=float)
-            explanation.input_gradient = np.asarray(row[measure], dtype=float)
-    if with_erasure:
-        _erasure(explanations, model, rows, importance, relevance, measure, seed)
+    ids = _instance_ids(len(texts))  # by the position in the list, whatever chunk a text falls in
+    chunk = _Chunk(
+        model=model,
+        tokenizer=tokenizer,
+        classes=list(classes) if classes is not None else None,
+        settings=settings,
+        az_settings=az_settings,
+        permutations=torch.Generator().manual_seed(seed) if with_permutation else None,  # one stream, chunk by chunk
+        adversary=with_adversary and model.checkpoint_kind not in NO_ADVERSARY,
+        erasure=_erasure_settings() if with_erasure else None,
+        seed=seed,
+    )
+    explanations: list[Explanation] = [None] * len(texts)  # type: ignore[list-item]
+    sizes = [len(t.tokens) + len(t.question or ()) for t in tokenized]
+    for indices in _chunks(sizes, max(1, settings.batch_size)):  # similar lengths together, then the input order
+        picked = ([values[i] for i in indices] for values in (texts, tokenized, ids, targets))
+        for i, explanation in zip(indices, chunk.explain(*picked), strict=True):
+            explanations[i] = explanation
+    for explanation in explanations:
+        if explanation.unknown >= UNKNOWN_WARNING:
+            _warn_unknown(explanation)
     return explanations[0] if single else explanations
+
+
+@dataclass
+class _Chunk:
+    """What `explain` runs on each chunk of its texts: every measure on one batch (`explain`)."""
+
+    model: AttentionModel
+    tokenizer: TextTokenizer
+    classes: list[str] | None
+    settings: AnalysisSettings
+    az_settings: AZSettings
+    permutations: torch.Generator | None  # None: no permutation test
+    adversary: bool
+    erasure: Any  # ErasureSettings, None: no erasure tests
+    seed: int
+
+    def explain(
+        self, texts: list[str], tokenized: list[TokenizedText], ids: list[str], wanted: list[int | str | None]
+    ) -> list[Explanation]:
+        model, az_settings = self.model, self.az_settings
+        settings = replace(self.settings, batch_size=len(texts))  # the chunk as one batch
+        with torch.no_grad():  # on the model's device, as the analyses batch (a loaded run: the configured device)
+            output = model(collate(_rows(tokenized, [0] * len(texts), ids)).to(model_device(model)))
+        predicted = model.predict(output.logits).tolist()
+        probabilities = model.distribution(output.logits).double().tolist()
+        if self.classes is None:
+            self.classes = model_classes(model, len(probabilities[0]))
+        names = self.classes
+        targets = _targets(None if all(t is None for t in wanted) else wanted, names, predicted)
+        rows = _rows(tokenized, targets, ids)
+
+        importance = _quiet(importance_table, model, rows, settings, explain_label=True)
+        pairs = computed_pairs(loo=settings.bc_loo or not model.is_binary, ig=settings.ig_steps is not None)  # as the job
+        taus = kendall_tau_per_instance(importance, pairs)
+        explanations = [
+            Explanation(
+                text=t,
+                words=tokens.words,
+                positions=tokens.positions,
+                tokens=tokens.tokens,
+                classes=names,
+                predicted=predicted[i],
+                probabilities=probabilities[i],
+                target=targets[i],
+                **{name: np.asarray(importance[name][i], dtype=float) for name in JW_MEASURES},
+                tau={
+                    row.pair: (float(row.tau), float(row.p_value))
+                    for row in taus[taus["instance_id"] == ids[i]].itertuples(index=False)
+                },
+                unknown=unknown_share(self.tokenizer, tokens),
+            )
+            for i, (t, tokens) in enumerate(zip(texts, tokenized, strict=True))
+        ]
+        if self.permutations is not None:
+            permuted = _quiet(permutation_table, model, rows, settings, self.permutations)
+            for explanation, changes in zip(explanations, permuted["output_changes"], strict=True):
+                explanation.permutation_changes = np.asarray(changes, dtype=float)
+        if self.adversary:
+            adversarial = _quiet(adversary_table, model, rows, settings, self.seed + 1)
+            for explanation, row in zip(explanations, adversarial.itertuples(index=False), strict=True):
+                explanation.adversarial_attention = np.asarray(row.adversarial_attention, dtype=float)
+                explanation.adversarial_jsd, explanation.adversarial_tvd = float(row.emax_jsd), float(row.emax_tvd)
+        relevance, measure = None, None
+        if output.encoded.maps is not None:
+            relevance = relevance_and_importance(
+                model,
+                rows,
+                batch_size=len(texts),
+                relevance_row=az_settings.relevance_row,
+                rollout_residual=az_settings.rollout_residual,
+                flow_solver=az_settings.flow_solver,
+                score=az_settings.score,  # of the "gold" class: the target (a raw sentence has no label)
+                progress=lambda line: None,
+                blank=self.tokenizer.blank_id if model.blank_id is None else model.blank_id,  # the hf family: [MASK]
+            )
+            measure = gradient_measure(az_settings.gradient, model.input_shift_invariant)  # "auto": the model's own
+            for explanation, (_, row) in zip(explanations, relevance.iterrows(), strict=True):
+                for name in AZ_MEASURES:
+                    setattr(explanation, name, np.asarray(row[name], dtype=float))
+                explanation.blankout = np.asarray(row["blankout"], dtype=float)
+                explanation.input_gradient = np.asarray(row[measure], dtype=float)
+        if self.erasure is not None:
+            _erasure(explanations, model, rows, importance, relevance, measure, self.seed, self.erasure)
+        return explanations
 
 
 def model_classes(model: AttentionModel, n: int) -> list[str]:
@@ -529,6 +658,16 @@ def _targets(target: int | str | Sequence[int | str] | None, classes: Sequence[s
     return indices
 
 
+@functools.cache
+def _erasure_settings():
+    """The erasure tests' settings of the default config (the packaged schema's bins and memory budget), read once."""
+    from attnexp.pipeline.settings import MINIMAL_GRID, erasure_settings
+
+    config = dict(MINIMAL_GRID, analyses={"erasure": {"enabled": True}})
+    schema_problems(config)  # fills the schema's defaults (bins, memory budget)
+    return erasure_settings(config)
+
+
 def _erasure(
     explanations: Sequence[Explanation],
     model: AttentionModel,
@@ -537,16 +676,14 @@ def _erasure(
     relevance: pd.DataFrame | None,
     gradient: str | None,
     seed: int,
+    settings: Any,
 ) -> None:
-    """The erasure tests of the J&W rankings (and the A&Z ones of `relevance`, with its input-gradient measure
-    `gradient`) for every text, as one batch; each explanation gets its own rows."""
+    """The erasure tests (`settings`: ErasureSettings) of the J&W rankings (and the A&Z ones of `relevance`, with
+    its input-gradient measure `gradient`) for every text, as one batch; each explanation gets its own rows."""
     from attnexp.analyses.erasure import JW_RANKINGS
     from attnexp.analyses.erasure.instances import az_rankings, erasure_tables
-    from attnexp.pipeline.settings import MINIMAL_GRID, erasure_settings
 
-    config = dict(MINIMAL_GRID, analyses={"erasure": {"enabled": True}})
-    schema_problems(config)  # fills the schema's defaults (bins, memory budget)
-    run = dict(settings=erasure_settings(config), seed=seed, batch_size=len(rows), progress=False)
+    run = dict(settings=settings, seed=seed, batch_size=len(rows), progress=False)
     attention, inputs = erasure_tables(model, rows, importance[["instance_id", *JW_RANKINGS]], **run)
     if relevance is not None:
         az = az_rankings(relevance, gradient)
