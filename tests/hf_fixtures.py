@@ -18,6 +18,17 @@ def write_vocab(folder: Path) -> Path:
     return path
 
 
+def wordpiece_tokenizer(folder: Path):
+    """A BERT WordPiece tokenizer over `write_vocab`'s pieces. (transformers 5's `BertTokenizerFast(vocab_file=...)`
+    keeps only the specials, so every word became [UNK]: built from the `tokenizers` model instead.)"""
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import BertTokenizerFast
+
+    core = BertWordPieceTokenizer(str(write_vocab(folder)), lowercase=True)
+    names = dict(unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", mask_token="[MASK]")
+    return BertTokenizerFast(tokenizer_object=core._tokenizer, do_lower_case=True, **names)
+
+
 DECODER_SPECIAL = ["<pad>", "<unk>", "<s>", "</s>"]
 
 
@@ -67,10 +78,10 @@ def tiny_decoder_checkpoint(folder: Path, kind: str = "llama", num_labels: int =
     ids = dict(bos_token_id=2, eos_token_id=3, pad_token_id=None)
     sizes = _sizes(len(tokenizer), num_labels)
     if kind == "llama":
-        config = LlamaConfig(**sizes, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, **ids)
+        config = LlamaConfig(**sizes, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=130, **ids)
     else:  # GPT-2's own names for the same sizes
         config = GPT2Config(
-            vocab_size=sizes["vocab_size"], n_embd=16, n_layer=2, n_head=2, n_positions=64, num_labels=num_labels, **ids
+            vocab_size=sizes["vocab_size"], n_embd=16, n_layer=2, n_head=2, n_positions=130, num_labels=num_labels, **ids
         )
         config.initializer_range = 0.5
     return _saved(folder, config, tokenizer, seed)
@@ -80,23 +91,23 @@ def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2,
     """A 2-layer, 2-head, width-16 `kind` ("bert", "distilbert" or "roberta"; "llama" and "gpt2": decoders, see
     `tiny_decoder_checkpoint`) classifier and its tokenizer in `folder`; weights drawn with std 0.5 (not 0.02) so that
     attention is far from uniform and outputs differ between inputs."""
-    from transformers import BertConfig, BertTokenizerFast, DistilBertConfig, RobertaConfig
+    from transformers import BertConfig, DistilBertConfig, RobertaConfig
 
     if kind in ("llama", "gpt2"):
         return tiny_decoder_checkpoint(folder, kind, num_labels, seed)
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = BertTokenizerFast(vocab_file=str(write_vocab(folder)), do_lower_case=True)
+    tokenizer = wordpiece_tokenizer(folder)
     sizes = {**_sizes(len(tokenizer), num_labels), "num_attention_heads": 2}
     if kind == "bert":
-        config = BertConfig(**sizes, max_position_embeddings=64)
+        config = BertConfig(**sizes, max_position_embeddings=130)
     elif kind == "roberta":  # the same word-piece vocabulary; [PAD] (id 0) as its padding index
         specials = dict(pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.cls_token_id)
         config = RobertaConfig(
-            **sizes, max_position_embeddings=66, eos_token_id=tokenizer.sep_token_id, type_vocab_size=1, **specials
+            **sizes, max_position_embeddings=132, eos_token_id=tokenizer.sep_token_id, type_vocab_size=1, **specials
         )
     else:
         config = DistilBertConfig(
-            vocab_size=sizes["vocab_size"], dim=16, n_layers=2, n_heads=2, hidden_dim=32, max_position_embeddings=64,
+            vocab_size=sizes["vocab_size"], dim=16, n_layers=2, n_heads=2, hidden_dim=32, max_position_embeddings=130,
             num_labels=num_labels, initializer_range=0.5,
         )  # fmt: skip
     return _saved(folder, config, tokenizer, seed)
