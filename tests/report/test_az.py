@@ -99,3 +99,46 @@ def test_cls_maps_pick_a_correct_and_a_wrong_example(tmp_path):
         outputs=outputs,
     )
     assert all(path.stat().st_size > 0 for path in outputs.values())
+
+
+def _sunk_relevance(closing: bool, recorded: bool) -> pd.DataFrame:
+    """Two examples of 40 words, [CLS] (and the closing marker) carrying 0.8 of every row, as a decoder's sink."""
+    rng = np.random.default_rng(2)
+    n = 1 + 40 + int(closing)
+    records = []
+    for instance_id, predicted in (("a", 0), ("b", 1)):
+        record = {"instance_id": instance_id, "length": n, "label": 0, "predicted": predicted}
+        record["tokens"] = [2, *rng.integers(4, 9, 40).tolist(), *([3] if closing else [])]
+        record["subject"] = [8]  # map column 7: off the every-2nd labels, kept as the ground truth
+        for method in METHODS:
+            rows = []
+            for _ in range(6):
+                special = [0.75, 0.05] if closing else [0.8]
+                rows.append([special[0], *(rng.dirichlet(np.ones(40)) * 0.2).tolist(), *special[1:]])
+            record[method] = rows
+            if recorded:
+                record[f"{method}_sink"] = [0.8] * 6
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+@pytest.mark.parametrize(("closing", "recorded"), [(False, False), (True, True)], ids=["transformer", "hf-sink"])
+def test_cls_maps_show_the_words_with_the_specials_apart(closing, recorded):
+    from matplotlib.text import Text
+
+    relevance = _sunk_relevance(closing, recorded)
+    assert az.reads_closing(relevance) is closing  # the recorded sink shares say whether [SEP] is in the rows
+    fig = az.cls_map_figure(relevance, ["<pad>", "<unk>", "<s>", "</s>", "v", "w", "x", "y", "z"], 3.3)
+    maps = [ax for ax in fig.axes if ax.images]
+    assert len(maps) == 2 * len(METHODS)
+    for ax in maps:
+        shown = np.asarray(ax.images[0].get_array())
+        assert shown.shape == (6, 40)  # the rankable tokens only: no [CLS], no closing marker
+        np.testing.assert_allclose(shown.sum(axis=1), 1.0)  # each row renormalised over the words
+        labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+        assert len(labels) <= az.MAX_WORD_LABELS
+        assert all(t.get_rotation() == 90 for t in ax.get_xticklabels())
+    bottom = [t.get_text() for t in maps[len(METHODS) - 1].get_xticklabels() if t.get_text()]
+    assert 0 < len(bottom) <= 30 and any(label.startswith("*") for label in bottom)  # the subject stays labelled
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    assert any(text == "0.80" for text in texts)  # the specials' share, beside every map
