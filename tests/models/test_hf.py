@@ -259,3 +259,144 @@ def test_a_decoder_s_relevance_is_read_from_its_last_token_with_the_sink_mass_be
             sink = np.array(getattr(row, f"{method}_sink"))
             np.testing.assert_allclose(sink, (values[:, 0] + values[:, n - 1]) / values.sum(-1), atol=1e-9)
             assert ((sink > 0) & (sink < 1)).all()
+
+
+def _write_gguf(path, lm, tokenizer, half: bool) -> None:
+    """`lm` (a `LlamaForCausalLM`) as llama.cpp's converter writes it, with the gguf package's writer: the `llama`
+    metadata and tensor names transformers' GGUF reader maps back, q/k rows in llama.cpp's rotary order, the
+    tokenizer's pieces; matrices in F16 (`half`) or F32, norms in F32."""
+    import gguf
+
+    c = lm.config
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_name("tiny-llama")
+    writer.add_context_length(c.max_position_embeddings)
+    writer.add_embedding_length(c.hidden_size)
+    writer.add_block_count(c.num_hidden_layers)
+    writer.add_feed_forward_length(c.intermediate_size)
+    writer.add_rope_dimension_count(c.head_dim)
+    writer.add_head_count(c.num_attention_heads)
+    writer.add_head_count_kv(c.num_key_value_heads)
+    writer.add_layer_norm_rms_eps(c.rms_norm_eps)
+    writer.add_rope_freq_base(float((getattr(c, "rope_parameters", None) or {}).get("rope_theta", 10000.0)))
+    writer.add_vocab_size(c.vocab_size)
+    pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(pieces)
+    writer.add_token_scores([0.0] * len(pieces))
+    writer.add_token_types([3 if p in tokenizer.all_special_tokens else 1 for p in pieces])  # 3: control, 1: normal
+    writer.add_bos_token_id(tokenizer.bos_token_id)
+    writer.add_eos_token_id(tokenizer.eos_token_id)
+    writer.add_unk_token_id(tokenizer.unk_token_id)
+
+    def rotary_order(w, heads):  # llama.cpp's `permute` (convert_hf_to_gguf.py), undone by transformers' reader
+        return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, c.num_hidden_layers)
+    for key, value in lm.state_dict().items():
+        base, suffix = key.rsplit(".", 1)
+        name, weights = f"{names.get_name(base)}.{suffix}", value.numpy()
+        if name.endswith("attn_q.weight"):
+            weights = rotary_order(weights, c.num_attention_heads)
+        elif name.endswith("attn_k.weight"):
+            weights = rotary_order(weights, c.num_key_value_heads)
+        writer.add_tensor(name, weights.astype(np.float16 if half and weights.ndim == 2 else np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+@pytest.mark.parametrize("fmt", ["F32", "F16"])
+def test_a_llama_written_to_gguf_loads_through_gguf_file_with_the_logits_it_came_from(tmp_path, fmt):
+    """Issue 36: a tiny Llama (grouped-query attention) written to a GGUF file in a directory of its own (no config.json,
+    no tokenizer files) loads through `gguf_file` (transformers' GGUF reader, dequantized to float32) with the logits
+    of the model it came from, to the rounding of the format: exactly for F32, to float32 rounding of the
+    F16-rounded model for F16. The classifier gets the same network under a new head (a GGUF file holds none); its
+    tokenizer, config record and saved checkpoint follow the file."""
+    from transformers import AutoModelForCausalLM, GgufConfig, LlamaForCausalLM
+
+    from attnexp.models.hf import checkpoint_dict, from_checkpoint, load_pretrained
+    from attnexp.models.hf_runs import load_tokenizer
+
+    source = tiny_checkpoint(tmp_path / "hf", "llama", seed=3)
+    torch.manual_seed(0)  # the causal LM's output layer (the checkpoint is a classifier)
+    lm = LlamaForCausalLM.from_pretrained(source).eval()
+    original = load_pretrained(str(source), task="bc", n_classes=2)
+    folder = tmp_path / "gguf"
+    folder.mkdir()
+    _write_gguf(folder / "tiny.gguf", lm, original.tokenizer, half=fmt == "F16")
+    reference = LlamaForCausalLM(lm.config).eval()  # the model as the format holds it
+    rounded = {k: v.half().float() if fmt == "F16" and v.ndim == 2 else v for k, v in lm.state_dict().items()}
+    reference.load_state_dict(rounded)
+    ids = torch.tensor(framed_ids_of(original.tokenizer, TEXTS))
+    mask = (ids != -1).long()
+    ids = ids.clamp(min=0)
+
+    options = dict(gguf_file="tiny.gguf", local_files_only=True, dtype=torch.float32)
+    back = AutoModelForCausalLM.from_pretrained(str(folder), quantization_config=GgufConfig(dequantize=True), **options).eval()
+    assert all(p.dtype == torch.float32 for p in back.parameters())
+    with torch.no_grad():
+        logits, expected, unrounded = (m(input_ids=ids, attention_mask=mask).logits for m in (back, reference, lm))
+    torch.testing.assert_close(logits, expected, rtol=1e-5, atol=1e-5)
+    if fmt == "F32":
+        torch.testing.assert_close(logits, unrounded, rtol=0, atol=0)
+    else:
+        assert 0 < (logits - unrounded).abs().max() < 2e-2 * unrounded.abs().max()
+
+    model = load_pretrained(str(folder), gguf_file="tiny.gguf", task="bc", n_classes=2, finetune=True, seed=0)
+    assert model.config.gguf_file == "tiny.gguf" and model.config.causal and model.config.n_heads == 4
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    with torch.no_grad():
+        hidden = model.model.model(input_ids=ids, attention_mask=mask).last_hidden_state
+        torch.testing.assert_close(hidden, reference.model(input_ids=ids, attention_mask=mask).last_hidden_state)
+    tokenizer = load_tokenizer(str(folder), gguf_file="tiny.gguf")
+    assert tokenizer.convert_ids_to_tokens(list(range(len(tokenizer)))) == original.tokenizer.convert_ids_to_tokens(
+        list(range(len(original.tokenizer)))
+    )
+    rows = {"tokens": framed_ids_of(original.tokenizer, TEXTS, pad=False), "label": [1, 0, 0], "instance_id": ["a", "b", "c"]}
+    batch = collate(pd.DataFrame(rows))
+    rebuilt = from_checkpoint(checkpoint_dict(model, finetuned=True))  # fine-tuned: the weights from the file
+    with torch.no_grad():
+        torch.testing.assert_close(rebuilt(batch).logits, model(batch).logits)
+    as_given = from_checkpoint(checkpoint_dict(model, finetuned=False))  # used as given: read again from the GGUF file
+    assert as_given.config.gguf_file == "tiny.gguf"
+    with torch.no_grad():
+        torch.testing.assert_close(as_given.model.model(input_ids=ids, attention_mask=mask).last_hidden_state, hidden)
+
+
+def framed_ids_of(tokenizer, texts, pad: bool = True) -> list[list[int]]:
+    """The texts' ids as the decoder runs read them (`framed_ids`); `pad`: right-padded with -1 to one length."""
+    from attnexp.models.hf_runs import framed_ids
+
+    ids = framed_ids(tokenizer, texts, None, 32)
+    width = max(map(len, ids))
+    return [row + [-1] * (width - len(row)) for row in ids] if pad else ids
+
+
+def test_a_missing_gguf_file_is_refused_at_config_validation_naming_its_key(tmp_path):
+    """Issue 36: `hf.models.<name>.gguf_file` must name a file inside the checkpoint directory (or be an absolute path,
+    with a local directory as checkpoint), checked before any job; a directory holding it needs no config.json, and
+    the file's name reaches the job's settings as written."""
+    folder = tmp_path / "llama-gguf"
+    folder.mkdir()
+    (folder / "present.gguf").write_bytes(b"GGUF")
+    hf = lambda **model: {"models": {"mine": {"checkpoint": str(folder), **model}}, "datasets": ["syn_sentiment"]}  # noqa: E731
+    config = validated_config(hf=hf(gguf_file="present.gguf"))
+    assert hf_settings(config, "mine").gguf_file == "present.gguf"
+    with pytest.raises(ConfigError, match="config.json"):  # without it, the directory is a save_pretrained one
+        validated_config(hf=hf())
+    assert validated_config(hf={**hf(), "datasets": []})["hf"]["models"]["mine"]["gguf_file"] is None  # the default
+    validated_config(hf=hf(gguf_file=str(folder / "present.gguf")))
+    for gguf_file, fix in (
+        ("absent.gguf", "present.gguf"),
+        (str(tmp_path / "elsewhere.gguf"), "existing .gguf file"),
+    ):
+        with pytest.raises(ConfigError) as error:
+            validated_config(hf=hf(gguf_file=gguf_file))
+        message = str(error.value)
+        assert "hf.models.mine.gguf_file" in message and fix in message
+    hub = {"checkpoint": "someone/llama", "gguf_file": str(folder / "present.gguf")}
+    with pytest.raises(ConfigError) as error:  # an absolute file with a hub name: transformers cannot join the two
+        validated_config(hf={"models": {"mine": hub}, "datasets": ["syn_sentiment"]})
+    assert "hf.models.mine.gguf_file" in str(error.value) and "local directory" in str(error.value)

@@ -146,6 +146,7 @@ ELSEWHERE = {
     "amsgrad": ("az", "train", "amsgrad"),
     "name": None,
     "checkpoint": ("hf", "models"),
+    "gguf_file": ("hf", "models"),
     "finetune": ("hf", "models"),
     "allow_download": ("hf", "allow_download"),
     "max_length": ("hf", "max_length"),

@@ -100,6 +100,7 @@ class HFConfig:
     encoder: str = HF_ENCODER
     attention: str = "self"
     hf_config: dict = field(default_factory=dict)  # the transformers config (to rebuild fine-tuned weights)
+    gguf_file: str | None = None  # the GGUF file of `checkpoint` the weights were read from (dequantized to float32)
 
 
 @dataclass
@@ -396,18 +397,30 @@ def _blank_id(tokenizer, hf_config) -> int:
 
 
 def load_pretrained(
-    checkpoint: str, *, task: str, n_classes: int, allow_download: bool = False, finetune: bool = False, seed: int | None = None
+    checkpoint: str,
+    *,
+    task: str,
+    n_classes: int,
+    allow_download: bool = False,
+    finetune: bool = False,
+    seed: int | None = None,
+    gguf_file: str | None = None,
 ) -> HFClassifier:
     """The checkpoint (a name or directory) with its tokenizer. `finetune`: a fresh classifier head when the
-    checkpoint's label count does not fit the dataset (a base model); otherwise the labels must fit."""
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+    checkpoint's label count does not fit the dataset (a base model); otherwise the labels must fit. `gguf_file`: the
+    weights, config and tokenizer from that GGUF file of the checkpoint (transformers' `gguf_file=`), dequantized to
+    float32; a GGUF file holds no classifier head, so the head is a new one (seeded by `seed`)."""
+    from dataclasses import replace
 
-    problem = checkpoint_problem(checkpoint, allow_download)
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, GgufConfig
+
+    problem = checkpoint_problem(checkpoint, allow_download, gguf_file)
     if problem:
         raise ConfigError(problem)
     local = not allow_download
-    tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=local)
-    hf_config = AutoConfig.from_pretrained(checkpoint, local_files_only=local)
+    gguf = {} if gguf_file is None else {"gguf_file": gguf_file}
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=local, **gguf)
+    hf_config = AutoConfig.from_pretrained(checkpoint, local_files_only=local, **gguf)
     labels = 2 if task == "bc" else n_classes
     options = {}
     if finetune and hf_config.num_labels != labels and not (task == "bc" and hf_config.num_labels == 1):
@@ -416,8 +429,12 @@ def load_pretrained(
         _check_task(task, hf_config.num_labels, n_classes, f"hf checkpoint {checkpoint!r}")
     if seed is not None:
         torch.manual_seed(seed)  # a new classifier head's initial weights
+    if gguf_file is not None:  # every weight unpacked into a plain float32 model, whatever the file's types
+        options |= {**gguf, "dtype": torch.float32, "quantization_config": GgufConfig(dequantize=True)}
     model = AutoModelForSequenceClassification.from_pretrained(checkpoint, local_files_only=local, **options)
-    return wrap_pretrained(model, tokenizer, task=task, checkpoint=checkpoint)
+    wrapped = wrap_pretrained(model, tokenizer, task=task, checkpoint=checkpoint)
+    wrapped.config = replace(wrapped.config, gguf_file=gguf_file)
+    return wrapped
 
 
 def _architecture(hf) -> tuple[int, int, int]:
@@ -480,8 +497,9 @@ def save_hf_model(model: HFClassifier, path, finetuned: bool, extra: dict | None
 
 
 def from_checkpoint(checkpoint: dict) -> HFClassifier:
-    """Rebuild a saved HF model: fine-tuned weights from the file, a model used as given from its source."""
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+    """Rebuild a saved HF model: fine-tuned weights from the file, a model used as given from its source (its GGUF
+    file where it was read from one)."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, GgufConfig
 
     config = HFConfig(**checkpoint["config"])
     tokenizer = None
@@ -493,14 +511,18 @@ def from_checkpoint(checkpoint: dict) -> HFClassifier:
     if checkpoint.get("state_dict") is not None:
         hf_config = dict(config.hf_config)
         hf_config.pop("_attn_implementation_autoset", None)
+        hf_config.pop("quantization_config", None)  # a GGUF-read model's: its weights here are plain float32
         built = AutoConfig.for_model(hf_config.pop("model_type"), **hf_config)
         model = AutoModelForSequenceClassification.from_config(built)
         model.load_state_dict(checkpoint["state_dict"])
     else:
-        problem = checkpoint_problem(config.checkpoint)
+        problem = checkpoint_problem(config.checkpoint, gguf_file=config.gguf_file)
         if problem:
             raise FileNotFoundError(problem)
-        model = AutoModelForSequenceClassification.from_pretrained(config.checkpoint, local_files_only=True)
+        gguf = {}
+        if config.gguf_file is not None:
+            gguf = {"gguf_file": config.gguf_file, "dtype": torch.float32, "quantization_config": GgufConfig(dequantize=True)}
+        model = AutoModelForSequenceClassification.from_pretrained(config.checkpoint, local_files_only=True, **gguf)
     if config.causal:
         with_padding(model, tokenizer)
     return HFClassifier(model.eval(), config, tokenizer).eval()

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["checkpoint_location_help", "checkpoint_problem", "checkpoint_problems"]
+__all__ = ["checkpoint_location_help", "checkpoint_problem", "checkpoint_problems", "gguf_problem"]
 
 # huggingface_hub's validate_repo_id: [namespace/]name of letters, digits, '-', '_', '.', at most 96 characters,
 # neither starting nor ending with '-' or '.', without '--' or '..'.
@@ -26,15 +26,16 @@ def _hub_cache() -> str:
     return HF_HUB_CACHE
 
 
-def _in_hub_cache(checkpoint: str) -> bool:
-    """Whether the cache holds the checkpoint's config.json (any revision without huggingface_hub: its folder layout)."""
+def _in_hub_cache(checkpoint: str, filename: str = "config.json") -> bool:
+    """Whether the cache holds the checkpoint's `filename` (its config.json; a GGUF file's name) (any revision without
+    huggingface_hub: its folder layout)."""
     try:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
         snapshots = Path(_hub_cache()) / f"models--{checkpoint.replace('/', '--')}" / "snapshots"
-        return any(snapshots.glob("*/config.json"))
+        return any(p.is_file() for p in snapshots.glob(f"*/{filename}"))
     try:
-        return isinstance(try_to_load_from_cache(checkpoint, "config.json"), str)
+        return isinstance(try_to_load_from_cache(checkpoint, filename), str)
     except ValueError:  # huggingface_hub refuses the name (HFValidationError): it cannot be in the cache
         return False
 
@@ -56,12 +57,57 @@ def _short(text: str, limit: int = 80) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
-def checkpoint_problem(checkpoint: str, allow_download: bool = False) -> str | None:
+def gguf_problem(checkpoint: str, gguf_file: str, allow_download: bool = False) -> str | None:
+    """None if the GGUF file `gguf_file` can be read offline: a name inside the checkpoint directory (or the hub
+    repository `checkpoint`, in the cache), or an absolute path (then `checkpoint` must be a local directory);
+    otherwise what is missing and the fix.
+    transformers resolves it the same way (`from_pretrained(checkpoint, gguf_file=gguf_file)`)."""
+    file, folder = Path(gguf_file).expanduser(), Path(checkpoint).expanduser()
+    if file.is_absolute():
+        if not file.is_file():
+            return f"GGUF file {file} does not exist; give the path of an existing .gguf file or its name inside checkpoint"
+        if not folder.is_dir():  # transformers joins the two: a hub name takes no absolute file name
+            return (
+                f"an absolute gguf_file ({file}) needs checkpoint to be a local directory, not {checkpoint!r}; set "
+                f"checkpoint to {str(file.parent)!r} and gguf_file to {file.name!r}"
+            )
+        return None
+    if folder.is_dir():
+        if (folder / file).is_file():
+            return None
+        present = sorted(p.name for p in folder.glob("*.gguf"))
+        holds = f"it holds {', '.join(present)}" if present else "it holds no .gguf file"
+        return (
+            f"GGUF file {gguf_file!r} is not in checkpoint directory {folder} ({holds}); give the name of a .gguf file "
+            "inside that directory, or an absolute path"
+        )
+    if allow_download or not _valid_hub_name(checkpoint):  # a bad name: checkpoint_problem says so
+        return None
+    if not _in_hub_cache(checkpoint, gguf_file):
+        return (
+            f"GGUF file {gguf_file!r} of {checkpoint!r} is neither in a local directory nor in the Hugging Face cache "
+            f"({_hub_cache()}); give checkpoint as the local directory that holds it (or its absolute path), run "
+            f"`huggingface-cli download {checkpoint} {gguf_file}` on a machine with internet, or set hf.allow_download: true"
+        )
+    return None
+
+
+def checkpoint_problem(checkpoint: str, allow_download: bool = False, gguf_file: str | None = None) -> str | None:
     """None if `checkpoint` (a directory or a hub name) can be loaded offline; otherwise what is missing and where to put it.
+    With `gguf_file` (a GGUF file inside the directory or repository, or an absolute path) the weights, config and
+    tokenizer come from that file: a directory needs no config.json, a hub name only the file in the cache.
 
     Checks only files (config and tokenizer present), without importing transformers' models.
     """
     path = Path(checkpoint).expanduser()
+    if gguf_file is not None:
+        problem = gguf_problem(checkpoint, gguf_file, allow_download)
+        if problem:
+            return f"hf gguf_file: {problem}"
+        if path.is_dir() or allow_download:
+            return None
+        if _valid_hub_name(checkpoint) and _in_hub_cache(checkpoint, gguf_file):
+            return None
     if path.is_dir():
         missing = [name for name in ("config.json",) if not (path / name).exists()]
         if missing:
@@ -91,5 +137,15 @@ def checkpoint_problems(config: Mapping) -> list[str]:
     section = config["hf"]
     if not section["datasets"]:
         return []
-    problems = [checkpoint_problem(str(m["checkpoint"]), section["allow_download"]) for m in section["models"].values()]
-    return [f"hf.models.{name}: {p}" for name, p in zip(section["models"], problems, strict=True) if p]
+    problems = []
+    for name, model in section["models"].items():
+        gguf_file = model.get("gguf_file")
+        if gguf_file is not None:
+            problem = gguf_problem(str(model["checkpoint"]), str(gguf_file), section["allow_download"])
+            if problem:
+                problems.append(f"hf.models.{name}.gguf_file: {problem}")
+                continue
+        problem = checkpoint_problem(str(model["checkpoint"]), section["allow_download"], gguf_file)
+        if problem:
+            problems.append(f"hf.models.{name}: {problem}")
+    return problems

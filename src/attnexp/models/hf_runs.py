@@ -15,15 +15,17 @@ import pandas as pd
 from attnexp.errors import ConfigError
 
 
-def load_tokenizer(checkpoint: str, allow_download: bool = False):
+def load_tokenizer(checkpoint: str, allow_download: bool = False, gguf_file: str | None = None):
+    """The checkpoint's tokenizer; with `gguf_file`, the one that GGUF file of the checkpoint describes."""
     from transformers import AutoTokenizer
 
     from attnexp.models.hf_checkpoints import checkpoint_problem
 
-    problem = checkpoint_problem(checkpoint, allow_download)
+    problem = checkpoint_problem(checkpoint, allow_download, gguf_file)
     if problem:
         raise ConfigError(problem)
-    return AutoTokenizer.from_pretrained(checkpoint, local_files_only=not allow_download)
+    gguf = {} if gguf_file is None else {"gguf_file": gguf_file}
+    return AutoTokenizer.from_pretrained(checkpoint, local_files_only=not allow_download, **gguf)
 
 
 def _frames(tokenizer) -> bool:

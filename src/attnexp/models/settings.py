@@ -61,6 +61,7 @@ class HFSettings:
 
     name: str
     checkpoint: str
+    gguf_file: str | None  # weights, config and tokenizer from this GGUF file of `checkpoint` (dequantized to float32)
     finetune: bool
     allow_download: bool
     max_length: int

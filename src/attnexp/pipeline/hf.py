@@ -13,7 +13,7 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
 
     hf, raw = settings.hf, {key.removeprefix("raw_"): path for key, path in inputs.items() if key.startswith("raw_")}
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
-    tokenizer = load_tokenizer(hf.checkpoint, hf.allow_download)
+    tokenizer = load_tokenizer(hf.checkpoint, hf.allow_download, hf.gguf_file)
     texts = raw_texts(settings.dataset, raw, settings.declaration)
     out, hf_meta = hf_instances(instances, meta, texts, tokenizer, hf.max_length)
     hf_meta["hf_model"] = {"name": hf.name, "checkpoint": hf.checkpoint}
@@ -47,6 +47,7 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
     model = load_pretrained(
         hf.checkpoint,
+        gguf_file=hf.gguf_file,
         task=meta["task"],
         n_classes=len(meta["classes"]),
         allow_download=hf.allow_download,

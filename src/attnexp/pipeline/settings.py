@@ -178,9 +178,11 @@ def hf_model_options(config: Config, hf_model: str) -> dict:
 def hf_settings(config: Config, hf_model: str) -> HFSettings:
     """One Hugging Face model of `hf.models` with its training options."""
     model = hf_model_options(config, hf_model)
+    gguf_file = config["hf"]["models"][hf_model]["gguf_file"]  # weights, config and tokenizer from a GGUF file
     return HFSettings(
         name=hf_model,
         checkpoint=model["checkpoint"],
+        gguf_file=None if gguf_file is None else str(gguf_file),
         finetune=bool(model["finetune"]),
         allow_download=bool(config["hf"]["allow_download"]),
         max_length=int(model["max_length"]),
