@@ -43,16 +43,20 @@ SCENARIOS = {
     "config": ("train", "analyze", "wp_train", "az_analyse", "table2"),  # the job table spans all three papers
     "config_hf": ("hf_tokenize", "hf_model", "hf_az", "hf_analyze", "hf_correlation_figure", "hf_cls_maps"),
     "config_user": ("preprocess", "train", "analyze", "train_transformer", "az_analyse", "wp_train"),
+    "config_decoder": ("hf_tokenize", "hf_model", "hf_az", "hf_analyze", "hf_figures", "hf_cls_maps"),  # issue 36
 }
+CHECKPOINTS = {"config_hf": ("tiny_bert", "bert"), "config_decoder": ("tiny_llama", "llama")}
 
 
-def _prepare_hf(workdir):
-    """The scenario's checkpoint (`resources/tiny_bert`, as its config says): a tiny local BERT written with this
-    environment's torch and transformers, so validation finds a real save_pretrained directory."""
+def _prepare_hf(workdir, scenario: str):
+    """The scenario's checkpoint (`resources/tiny_bert` or `resources/tiny_llama`, as its config says): a tiny local
+    model written with this environment's torch and transformers, so validation finds a real save_pretrained
+    directory."""
     from tests.hf_fixtures import tiny_checkpoint
 
-    checkpoint = yaml.safe_load((REPO / ".test/config_hf/config.yaml").read_text())["hf"]["models"]["tiny_bert"]["checkpoint"]
-    tiny_checkpoint(workdir / checkpoint, "bert")
+    name, kind = CHECKPOINTS[scenario]
+    checkpoint = yaml.safe_load((REPO / f".test/{scenario}/config.yaml").read_text())["hf"]["models"][name]["checkpoint"]
+    tiny_checkpoint(workdir / checkpoint, kind)
 
 
 # A declared dataset's files are checked at parse time (attnexp.datasets.user.declaration_problems), with the
@@ -60,6 +64,7 @@ def _prepare_hf(workdir):
 CASES = [
     pytest.param("config", True, id="config"),
     pytest.param("config_hf", True, id="config_hf"),
+    pytest.param("config_decoder", True, id="config_decoder"),
     pytest.param("config_user", True, id="config_user"),
     pytest.param("config_user", False, id="config_user-with-stack"),
 ]
@@ -74,8 +79,8 @@ def test_the_test_configurations_dry_run(tmp_path, scenario, blocked):
     workdir = tmp_path / "test"  # a copy of .test: its config folders (with their data files), nothing a run left
     for folder in (REPO / ".test").glob("config*"):
         shutil.copytree(folder, workdir / folder.name)
-    if scenario == "config_hf":
-        _prepare_hf(workdir)
+    if scenario in CHECKPOINTS:
+        _prepare_hf(workdir, scenario)
     env = local_env()
     if blocked:
         (tmp_path / "blocker").mkdir()
@@ -105,5 +110,6 @@ def test_the_test_configurations_dry_run(tmp_path, scenario, blocked):
         rows = (workdir / config["user_datasets"][name]["path"]).read_text().splitlines()
         assert 24 <= len(rows) - 1 <= 100  # a few dozen rows: tiny
     else:
-        assert list(config["hf"]["models"]) == ["tiny_bert"]
-        assert paths.hf_model_files("tiny_bert", "syn_sentiment", 0)["metrics"] in output
+        (name, _) = CHECKPOINTS[scenario]
+        assert list(config["hf"]["models"]) == [name]
+        assert paths.hf_model_files(name, "syn_sentiment", 0)["metrics"] in output
