@@ -400,3 +400,30 @@ def test_a_missing_gguf_file_is_refused_at_config_validation_naming_its_key(tmp_
     with pytest.raises(ConfigError) as error:  # an absolute file with a hub name: transformers cannot join the two
         validated_config(hf={"models": {"mine": hub}, "datasets": ["syn_sentiment"]})
     assert "hf.models.mine.gguf_file" in str(error.value) and "local directory" in str(error.value)
+
+
+def test_erasure_masks_the_keys_of_every_head_and_renormalises_over_the_rest(tiny):
+    """Issue 37: a multi-head model erases in the masked-key semantics (every head's row q loses the erased keys and
+    is renormalised over all it keeps, [CLS]/[SEP] included), and is not `swappable` (no single attention vector)."""
+    from attnexp.analyses.erasure.instances import swappable
+
+    _, model, batch = tiny
+    assert not swappable(model)
+    with torch.no_grad():
+        output = model(batch)
+        nothing = torch.zeros(3, 1, batch.tokens.shape[1], dtype=torch.bool)
+        torch.testing.assert_close(model.decode_erased(output.encoded, nothing, batch)[:, 0], output.logits, atol=1e-6, rtol=1e-5)
+        seen = []
+        decode_rows = model._decode_rows
+        model._decode_rows = lambda encoded, rows, batch: seen.append(rows) or decode_rows(encoded, rows, batch)
+        erased = nothing.clone()
+        erased[:, 0, 1] = True  # the first real token
+        changed = model.decode_erased(output.encoded, erased, batch)[:, 0]
+    (rows,) = seen
+    own = output.encoded.cls_rows
+    expected = own.clone()
+    expected[:, :, 1] = 0
+    expected = expected / expected.sum(-1, keepdim=True)  # specials keep their share of the rest
+    torch.testing.assert_close(rows[:, 0], expected)
+    assert (rows[:, 0, :, 0] > own[:, :, 0]).all()  # [CLS]'s weight grows with the renormalisation
+    assert not torch.allclose(changed, output.logits)

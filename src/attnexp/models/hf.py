@@ -124,6 +124,7 @@ class HFClassifier(ClassifierHead):
     """An `AttentionModel` around a `transformers` sequence classifier (see the module docstring)."""
 
     checkpoint_kind = "hf"
+    tied = False  # its heads attend separately: no single attention vector to differentiate or swap (erasure.swappable)
 
     def __init__(self, model: nn.Module, config: HFConfig, tokenizer=None):
         super().__init__()
@@ -315,6 +316,17 @@ class HFClassifier(ClassifierHead):
         new = scaled / scaled.sum(-1, keepdim=True).clamp(min=1e-30) * mass + rows[:, None] * ~real
         logits = self._decode_rows(encoded, new, batch)
         return logits if several else logits[:, 0]
+
+    def decode_erased(
+        self, encoded: HFEncoded, erased: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits [B, K(, C)] with the items `erased` [B, K, L] (bool) masked out of every head's last-layer row q and
+        each row renormalised over every key it keeps, specials included: the masked-key semantics of every multi-head
+        model (as `transformer-self`; issue 37), equal to the softmax of the row's scores with those keys masked."""
+        rows = encoded.cls_rows.detach()[:, None]  # [B, 1, H, L]
+        kept = rows * ~erased[:, :, None, :]
+        new = kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
+        return self._decode_rows(encoded, new, batch)
 
     def decode_permuted(
         self, encoded: HFEncoded, index: torch.Tensor, batch: Batch, attention: torch.Tensor | None = None
