@@ -164,7 +164,7 @@ def test_which_families_override_which_capability(family):
         "guided": {"checkpoint_kind"},
         "transformer": {"checkpoint_kind", "input_lengths", "logits", "decode_erased"},
         "transformer-tiedcls": {"checkpoint_kind", "input_lengths", "logits", "decode_erased"},
-        "hf": {"checkpoint_kind", "decode_permuted", "blank_id", "tokenizer"},
+        "hf": {"checkpoint_kind", "decode_permuted", "decode_erased", "blank_id", "tokenizer"},  # masked keys, every head
     }
     assert own == expected[name]
     if name.startswith("transformer"):
