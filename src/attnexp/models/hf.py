@@ -27,7 +27,7 @@ model's; the per-head rescaling is not that, so the workflow runs the adversary 
 """
 
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -291,7 +291,7 @@ class HFClassifier(ClassifierHead):
             self._last_attention._attnexp_cls_rows = flat[part]
             self._last_attention._attnexp_query = self.query_positions(lengths[part])
             try:
-                with self._last_layer_only() if from_last else _nothing():
+                with self._last_layer_only() if from_last else nullcontext():
                     raw = self._run(tokens[part], lengths[part], None if fed is None else fed[part], attentions=False).logits
             finally:
                 self._last_attention._attnexp_cls_rows = None
@@ -380,11 +380,6 @@ def with_padding(model: nn.Module, tokenizer) -> None:
     if getattr(model.config, "pad_token_id", None) is None:
         pad = getattr(tokenizer, "pad_token_id", None) if tokenizer is not None else None
         model.config.pad_token_id = pad if pad is not None else getattr(model.config, "eos_token_id", 0)
-
-
-@contextmanager
-def _nothing():
-    yield
 
 
 def _layer_stack(base: nn.Module, n_layers: int) -> tuple[nn.Module, str, nn.ModuleList] | None:

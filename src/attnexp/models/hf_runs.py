@@ -57,9 +57,10 @@ def framed_ids(tokenizer, first: list[str], second: list[str] | None, max_length
     out = []
     for pair in pairs:
         parts = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in pair]
-        while room is not None and sum(map(len, parts)) > room:  # longest first, as the tokenizers truncate pairs
-            longest = max(range(len(parts)), key=lambda i: len(parts[i]))
-            parts[longest] = parts[longest][:-1]
+        keep = [len(part) for part in parts]
+        while room is not None and sum(keep) > room:  # longest first, as the tokenizers truncate pairs (counts only)
+            keep[keep.index(max(keep))] -= 1
+        parts = [part[:n] for part, n in zip(parts, keep, strict=True)]
         ids = [bos, *parts[0], *([eos, *parts[1]] if len(parts) > 1 else []), eos]
         out.append(list(map(int, ids)))
     return out
