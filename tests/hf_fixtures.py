@@ -46,12 +46,12 @@ def decoder_tokenizer(bos: bool):
     return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
 
 
-def _saved(folder: Path, config, tokenizer, seed: int) -> Path:
+def _saved(folder: Path, config, tokenizer, seed: int, head: str = "AutoModelForSequenceClassification") -> Path:
     import torch
-    from transformers import AutoModelForSequenceClassification
+    import transformers
 
     torch.manual_seed(seed)
-    AutoModelForSequenceClassification.from_config(config).save_pretrained(folder)
+    getattr(transformers, head).from_config(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
@@ -111,3 +111,24 @@ def tiny_checkpoint(folder: Path, kind: str = "distilbert", num_labels: int = 2,
             num_labels=num_labels, initializer_range=0.5,
         )  # fmt: skip
     return _saved(folder, config, tokenizer, seed)
+
+
+def tiny_lm_checkpoint(folder: Path, kind: str = "llama", seed: int = 0) -> Path:
+    """A 2-layer language model and its tokenizer in `folder`, for the prompted kinds: a causal `llama` (grouped-query
+    heads) or `gpt2`, or a masked LM `bert` (`BertForMaskedLM`, WordPiece); the classifiers' sizes and std 0.5."""
+    from transformers import BertConfig, GPT2Config, LlamaConfig
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if kind == "bert":
+        tokenizer = wordpiece_tokenizer(folder)
+        sizes = {**_sizes(len(tokenizer), 2), "num_attention_heads": 2}
+        return _saved(folder, BertConfig(**sizes, max_position_embeddings=130), tokenizer, seed, "AutoModelForMaskedLM")
+    tokenizer = decoder_tokenizer(bos=kind == "llama")
+    ids = dict(bos_token_id=2, eos_token_id=3, pad_token_id=None)
+    sizes = _sizes(len(tokenizer), 2)
+    if kind == "llama":
+        config = LlamaConfig(**sizes, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=130, **ids)
+    else:
+        config = GPT2Config(vocab_size=sizes["vocab_size"], n_embd=16, n_layer=2, n_head=2, n_positions=130, **ids)
+        config.initializer_range = 0.5
+    return _saved(folder, config, tokenizer, seed, "AutoModelForCausalLM")

@@ -9,22 +9,29 @@ import pandas as pd
 import pytest
 
 from attnexp import paths
-from tests.hf_fixtures import tiny_checkpoint
+from tests.hf_fixtures import tiny_checkpoint, tiny_lm_checkpoint
 from tests.workflow.helpers import snakemake, tiny_config
+
+PROMPTED = {"kind": "prompted", "prompt": "{text} . it was", "verbalizer": {"0": "bad", "1": "good"}}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["bert", "llama"])
+@pytest.mark.parametrize("kind", ["bert", "llama", "llama_prompted"])
 def test_a_tiny_model_runs_the_whole_hf_stage(tmp_path, kind):
-    """A BERT encoder, and a Llama decoder with grouped-query attention (issue 36: explained at its last token)."""
-    checkpoint = tiny_checkpoint(tmp_path / f"tiny_{kind}", kind)
+    """A BERT encoder, a Llama decoder classifier with grouped-query attention (issue 36: explained at its last
+    token), and the same Llama as a causal LM prompted zero-shot (a template and a verbalizer, never fine-tuned)."""
+    prompted = kind.endswith("_prompted")
+    if prompted:
+        checkpoint = tiny_lm_checkpoint(tmp_path / "tiny_lm", "llama")
+    else:
+        checkpoint = tiny_checkpoint(tmp_path / f"tiny_{kind}", kind)
     config = tiny_config(datasets=["syn_sentiment"], encoders=["average"])
     config["synthetic"]["sentiment"]["sizes"] = {"train": 64, "dev": 16, "test": 16}
     config["az"].update(datasets=[], n_examples=8, batch_size=8)
     config["wp"]["datasets"] = []
     config["analyses"] = {"permutations": 4, "ig_steps": 4}
     config["hf"] = {
-        "models": {"tiny": {"checkpoint": str(checkpoint), "finetune": True}},
+        "models": {"tiny": {"checkpoint": str(checkpoint), **(PROMPTED if prompted else {"finetune": True})}},
         "datasets": ["syn_sentiment"],
         "train": {"epochs": 1, "batch_size": 32},
     }
@@ -32,7 +39,7 @@ def test_a_tiny_model_runs_the_whole_hf_stage(tmp_path, kind):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
 
     run = paths.hf_model_files("tiny", "syn_sentiment", 0)
-    assert len(pd.read_csv(tmp_path / run["history"])) == 1  # fine-tuned for one epoch
+    assert len(pd.read_csv(tmp_path / run["history"])) == (0 if prompted else 1)  # fine-tuned for one epoch, or not
     assert json.loads((tmp_path / run["metrics"]).read_text())["n"] == 16
 
     relevance = pd.read_parquet(tmp_path / paths.hf_az_files("tiny", "syn_sentiment", 0)["relevance"])
@@ -40,7 +47,7 @@ def test_a_tiny_model_runs_the_whole_hf_stage(tmp_path, kind):
     for row in relevance.itertuples():
         for method in ("raw", "rollout", "flow"):
             values = np.array([list(v) for v in getattr(row, method)])
-            assert values.shape == (2, row.length)  # 2 layers x every position ([CLS] ... [SEP])
+            assert values.shape == (2, row.length)  # 2 layers x every position ([CLS] ... [SEP]; prompted: sink + text)
             np.testing.assert_allclose(values.sum(1), 1, atol=1e-6)
         np.testing.assert_allclose(row.flow[0], row.rollout[0], atol=1e-5)  # layer 1: flow = rollout (A&Z §9)
     table = pd.read_csv(tmp_path / paths.table_files("az", "correlations")["csv"])

@@ -101,6 +101,10 @@ class HFConfig:
     attention: str = "self"
     hf_config: dict = field(default_factory=dict)  # the transformers config (to rebuild fine-tuned weights)
     gguf_file: str | None = None  # the GGUF file of `checkpoint` the weights were read from (dequantized to float32)
+    kind: str = "classifier"  # or "prompted" / "masked_lm": an LM with `prompt` and `verbalizer` (models.hf_prompted)
+    prompt: str | None = None  # the template, with {text} (and {mask} for a masked LM)
+    verbalizer: tuple = ()  # the class words, in class order
+    few_shot: tuple = ()  # (text, word) examples prepended to the prompt
 
 
 @dataclass
@@ -146,6 +150,7 @@ class HFClassifier(ClassifierHead):
         self.blank_id = _blank_id(tokenizer, hf)  # A&Z blank-out: [MASK] for BERT-family models
         self.uses_token_types = getattr(hf, "type_vocab_size", 0) > 1 and not config.causal
         self._layers = _layer_stack(base, config.n_layers)  # (parent, attribute, ModuleList), or None
+        self.last_fed = self.embeddings  # the module whose output is the last layer's input when it runs alone
         # decode by rerunning every layer (a reference; or no stack found; or the fed module's output does not enter
         # the stack as it is, e.g. GPT-2 adds its position embeddings after it)
         self.full_rerun = self._layers is None or config.model_type not in FED_STRAIGHT
@@ -174,10 +179,11 @@ class HFClassifier(ClassifierHead):
         return self.embeddings(input_ids=tokens, **({"token_type_ids": types} if types is not None else {}))
 
     @contextmanager
-    def _feeding(self, embedded: torch.Tensor | None):
+    def _feeding(self, embedded: torch.Tensor | None, module: nn.Module | None = None):
+        """`embedded` in place of `module`'s output (default: the embedding module `embed` reads)."""
         handle = None
         if embedded is not None:
-            handle = self.embeddings.register_forward_hook(lambda module, args, output: embedded)
+            handle = (module or self.embeddings).register_forward_hook(lambda module, args, output: embedded)
         try:
             yield
         finally:
@@ -187,6 +193,34 @@ class HFClassifier(ClassifierHead):
     def query_positions(self, lengths: torch.Tensor) -> torch.Tensor:
         """The explained position q of each sequence [B]: [CLS] (0) for an encoder, the last token for a decoder."""
         return lengths - 1 if self.config.causal else torch.zeros_like(lengths)
+
+    # --- the model's frame: the sequence it reads, against the batch's ([CLS]/[BOS] text [SEP]/[EOS]) ---
+    # A classifier reads the batch as it is; a prompted LM (`models.hf_prompted`) reads the text inside its prompt,
+    # so its maps, rows and q live in the prompt's positions and these map them to the batch's and back.
+
+    def _framed(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The token ids [B, L'] and lengths [B] the network reads."""
+        return batch.tokens, batch.lengths
+
+    def _framed_embedded(self, embedded: torch.Tensor | None, batch: Batch) -> torch.Tensor | None:
+        """`embed(batch.tokens)`-shaped inputs [B, L, D] placed where the network reads them."""
+        return embedded
+
+    def _model_frame(self, values: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Values [B, K, L] over the batch's positions placed at the network's [B, K, L'] (0 / False elsewhere)."""
+        return values
+
+    def _model_frame_index(self, index: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """A permutation index [B, P, L] of the batch's positions as one of the network's [B, P, L']."""
+        return index
+
+    def _batch_frame(self, values: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Values [B, L'] over the network's positions read at the batch's [B, L] (the rankable ones)."""
+        return values
+
+    def _rankable(self, batch: Batch) -> torch.Tensor:
+        """The rankable positions R in the network's frame [B, L'] (bool)."""
+        return batch.real_mask
 
     @contextmanager
     def _reading_head(self, lengths: torch.Tensor):
@@ -207,12 +241,14 @@ class HFClassifier(ClassifierHead):
         finally:
             handle.remove()
 
-    def _run(self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool):
+    def _run(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool, fed=None
+    ):
         positions = torch.arange(tokens.shape[1], device=tokens.device)
         mask = (positions[None, :] < lengths[:, None]).long()
         types = self._token_types(tokens)
         extra = {"token_type_ids": types} if types is not None else {}
-        with self._feeding(embedded), self._reading_head(lengths) as head:
+        with self._feeding(embedded, fed), self._reading_head(lengths) as head:
             out = self.model(
                 input_ids=tokens, attention_mask=mask, output_attentions=attentions, output_hidden_states=attentions, **extra
             )
@@ -232,8 +268,10 @@ class HFClassifier(ClassifierHead):
     def encode(self, batch: Batch, embedded: torch.Tensor | None = None) -> HFEncoded:
         """One pass with every layer's attention; `embedded` replaces the embedding module's output."""
         _RECORDER["seen"] = []
+        tokens, lengths = self._framed(batch)
+        fed = self._framed_embedded(embedded, batch)
         try:
-            out = self._run(batch.tokens, batch.lengths, embedded, attentions=True)
+            out = self._run(tokens, lengths, fed, attentions=True)
             seen = _RECORDER["seen"]
         finally:
             _RECORDER.pop("seen", None)
@@ -243,22 +281,23 @@ class HFClassifier(ClassifierHead):
             )
         self._last_attention = seen[-1]
         maps = torch.stack(out.attentions, dim=1)
-        maps = maps * batch.padding_mask[:, None, None, None, :]
+        padding = torch.arange(tokens.shape[1], device=tokens.device)[None, :] < lengths[:, None]
+        maps = maps * padding[:, None, None, None, :]
         states = getattr(out, "hidden_states", None)
         hidden = states[-1] if states else maps.new_zeros(0)
         return HFEncoded(
             hidden=hidden,
             question=None,
             maps=maps,
-            cls_rows=maps[torch.arange(batch.size, device=maps.device), -1, :, self.query_positions(batch.lengths)],
-            embedded=embedded,
+            cls_rows=maps[torch.arange(batch.size, device=maps.device), -1, :, self.query_positions(lengths)],
+            embedded=fed,
             logits=self._logits(out.logits, batch),
             last_input=states[-2] if states and len(states) >= 2 else None,
         )
 
     def attend(self, encoded: HFEncoded, batch: Batch) -> torch.Tensor:
         """The last layer's [CLS] attention averaged over heads, on the real tokens, renormalised: [B, L]."""
-        mean = encoded.cls_rows.mean(dim=1) * batch.real_mask
+        mean = self._batch_frame(encoded.cls_rows.mean(dim=1), batch) * batch.real_mask
         return mean / mean.sum(-1, keepdim=True).clamp(min=1e-12)
 
     @contextmanager
@@ -279,7 +318,8 @@ class HFClassifier(ClassifierHead):
         differentiated back to the inputs: a rerun keeps their graphs apart)."""
         size, k = rows.shape[:2]
         index = torch.arange(size, device=rows.device).repeat_interleave(k)
-        tokens, lengths = batch.tokens[index], batch.lengths[index]
+        tokens, lengths = self._framed(batch)
+        tokens, lengths = tokens[index], lengths[index]
         kept = encoded.last_input
         from_last = not self.full_rerun and kept is not None and not kept.requires_grad
         fed = encoded.last_input if from_last else encoded.embedded
@@ -292,7 +332,8 @@ class HFClassifier(ClassifierHead):
             self._last_attention._attnexp_query = self.query_positions(lengths[part])
             try:
                 with self._last_layer_only() if from_last else nullcontext():
-                    raw = self._run(tokens[part], lengths[part], None if fed is None else fed[part], attentions=False).logits
+                    inputs = None if fed is None else fed[part]
+                    raw = self._run(tokens[part], lengths[part], inputs, False, self.last_fed if from_last else None).logits
             finally:
                 self._last_attention._attnexp_cls_rows = None
             logits.append(raw)
@@ -305,10 +346,11 @@ class HFClassifier(ClassifierHead):
         if batch is None:
             raise ValueError("HFClassifier.decode needs the batch (it re-runs the model)")
         several = attention.dim() == 3
-        candidates = attention if several else attention[:, None, :]
+        candidates = self._model_frame(attention if several else attention[:, None, :], batch)
         rows = encoded.cls_rows if attention.requires_grad else encoded.cls_rows.detach()
-        real = batch.real_mask[:, None, None, :]
-        own = (rows.mean(dim=1) * batch.real_mask)[:, None, None, :]
+        rankable = self._rankable(batch)
+        real = rankable[:, None, None, :]
+        own = (rows.mean(dim=1) * rankable)[:, None, None, :]
         own = own / own.sum(-1, keepdim=True).clamp(min=1e-12)
         ratio = torch.where(own > 0, candidates[:, :, None, :] / own.clamp(min=1e-30), torch.zeros_like(own))
         scaled = rows[:, None] * ratio * real
@@ -324,7 +366,7 @@ class HFClassifier(ClassifierHead):
         each row renormalised over every key it keeps, specials included: the masked-key semantics of every multi-head
         model (as `transformer-self`; issue 37), equal to the softmax of the row's scores with those keys masked."""
         rows = encoded.cls_rows.detach()[:, None]  # [B, 1, H, L]
-        kept = rows * ~erased[:, :, None, :]
+        kept = rows * ~self._model_frame(erased, batch)[:, :, None, :]
         new = kept / kept.sum(-1, keepdim=True).clamp(min=1e-30)
         return self._decode_rows(encoded, new, batch)
 
@@ -335,6 +377,7 @@ class HFClassifier(ClassifierHead):
         (entry [b, p, t]: the position whose weight moves to t); the head average `attention` is not used."""
         rows = encoded.cls_rows.detach()
         heads = rows.shape[1]
+        index = self._model_frame_index(index, batch)
         permuted = rows[:, None].expand(-1, index.shape[1], -1, -1).gather(-1, index[:, :, None, :].expand(-1, -1, heads, -1))
         return self._decode_rows(encoded, permuted, batch)
 
@@ -509,6 +552,10 @@ def from_checkpoint(checkpoint: dict) -> HFClassifier:
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, GgufConfig
 
     config = HFConfig(**checkpoint["config"])
+    if config.kind != "classifier":
+        from attnexp.models.hf_prompted import reload_prompted
+
+        return reload_prompted(config)
     tokenizer = None
     if checkpoint.get("tokenizer"):
         with tempfile.TemporaryDirectory() as folder:

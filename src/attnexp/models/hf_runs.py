@@ -67,9 +67,10 @@ def framed_ids(tokenizer, first: list[str], second: list[str] | None, max_length
 
 
 def hf_instances(
-    instances: pd.DataFrame, meta: dict, texts: pd.DataFrame, tokenizer, max_length: int
+    instances: pd.DataFrame, meta: dict, texts: pd.DataFrame, tokenizer, max_length: int, joiner: str = ""
 ) -> tuple[pd.DataFrame, dict]:
-    """The grid's `instances` with `tokens` from `tokenizer` over `texts` (instance_id, text[, question]).
+    """The grid's `instances` with `tokens` from `tokenizer` over `texts` (instance_id, text[, question]); `joiner`
+    (a prompt's whitespace before {text}) is tokenized with each text, as it is in the filled prompt.
 
     Dev and test are re-sorted by their new length (stable), as preprocessing sorts them.
     """
@@ -77,7 +78,7 @@ def hf_instances(
     missing = sorted(set(instances["instance_id"]) - set(text.index))
     if missing:
         raise ValueError(f"{len(missing)} preprocessed instances have no raw text (e.g. {missing[:3]}); rerun preprocessing")
-    first = text.loc[instances["instance_id"], "text"].tolist()
+    first = [joiner + t for t in text.loc[instances["instance_id"], "text"]]
     second = text.loc[instances["instance_id"], "question"].tolist() if "question" in text else None
     encoded = framed_ids(tokenizer, first, second, max_length)
     out = instances.drop(columns=[c for c in ("question", "tokens") if c in instances]).copy()
@@ -119,3 +120,17 @@ def raw_texts(dataset: str, files: Mapping[str, str | Path], declaration: dict |
     if "question" in frame:
         columns["question"] = frame["question"].astype(str)
     return pd.DataFrame(columns)
+
+
+def verbalizer_words(verbalizer: Mapping[str, str], classes: list[str], where: str) -> list[str]:
+    """The verbalizer's words in the dataset's class order; a class without a word (or a word for no class) is named."""
+    missing = [c for c in classes if c not in verbalizer]
+    extra = [c for c in verbalizer if c not in classes]
+    if missing or extra:
+        raise ConfigError(
+            f"{where}.verbalizer: the dataset's classes are {', '.join(map(repr, classes))}"
+            + (f"; no word for {', '.join(map(repr, missing))}" if missing else "")
+            + (f"; {', '.join(map(repr, extra))} is no class" if extra else "")
+            + ": give one word per class, keyed by the class names"
+        )
+    return [verbalizer[c] for c in classes]

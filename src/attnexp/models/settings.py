@@ -62,6 +62,10 @@ class HFSettings:
     name: str
     checkpoint: str
     gguf_file: str | None  # weights, config and tokenizer from this GGUF file of `checkpoint` (dequantized to float32)
+    kind: str  # classifier, prompted or masked_lm (models.hf_prompted)
+    prompt: str | None  # the template of the prompted kinds
+    verbalizer: dict | None  # class name -> word
+    few_shot: tuple  # (text, class name) examples of the prompted kinds
     finetune: bool
     allow_download: bool
     max_length: int

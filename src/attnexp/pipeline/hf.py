@@ -1,6 +1,7 @@
 """Hugging Face jobs: a grid dataset re-tokenized by one model's own tokenizer, and one model per (model, dataset,
 seed), used as given or fine-tuned with `models.train.fit` (J&W's `Classification` objective)."""
 
+from attnexp.errors import ConfigError
 from attnexp.pipeline import Files
 from attnexp.pipeline.settings import HFRunSettings, resolved
 
@@ -9,13 +10,22 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
     """The dataset tokenized for one Hugging Face model (`outputs`: instances, meta): the instances and splits of
     the preprocessed grid dataset, their text read again from the raw files (`inputs`: `raw_{role}`)."""
     from attnexp.data.preprocess import read_preprocessed, write_preprocessed
-    from attnexp.models.hf_runs import hf_instances, load_tokenizer, raw_texts
+    from attnexp.models.hf_runs import hf_instances, load_tokenizer, raw_texts, verbalizer_words
 
     hf, raw = settings.hf, {key.removeprefix("raw_"): path for key, path in inputs.items() if key.startswith("raw_")}
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
     tokenizer = load_tokenizer(hf.checkpoint, hf.allow_download, hf.gguf_file)
+    joiner = ""
+    if hf.kind != "classifier":  # a prompted LM: its verbalizer fits the classes; the text follows the template's space
+        from attnexp.models.hf_prompted import text_joiner, verbalizer_problem
+
+        words = verbalizer_words(hf.verbalizer, meta["classes"], f"hf.models.{hf.name}")
+        problem = verbalizer_problem(tokenizer, dict(zip(meta["classes"], words, strict=True)))
+        if problem:
+            raise ConfigError(f"hf.models.{hf.name}.verbalizer: {problem}")
+        joiner = text_joiner(hf.prompt)
     texts = raw_texts(settings.dataset, raw, settings.declaration)
-    out, hf_meta = hf_instances(instances, meta, texts, tokenizer, hf.max_length)
+    out, hf_meta = hf_instances(instances, meta, texts, tokenizer, hf.max_length, joiner)
     hf_meta["hf_model"] = {"name": hf.name, "checkpoint": hf.checkpoint}
     write_preprocessed(out, hf_meta, outputs["instances"], outputs["meta"])
     print(
@@ -45,15 +55,32 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
     start = time.perf_counter()
     dataset, seed, hf, fit_settings = settings.dataset, settings.seed, settings.hf, resolved(settings.fit)
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
-    model = load_pretrained(
-        hf.checkpoint,
-        gguf_file=hf.gguf_file,
-        task=meta["task"],
-        n_classes=len(meta["classes"]),
-        allow_download=hf.allow_download,
-        finetune=hf.finetune,
-        seed=seed,
-    ).to(fit_settings.device)
+    if hf.kind == "classifier":
+        model = load_pretrained(
+            hf.checkpoint,
+            gguf_file=hf.gguf_file,
+            task=meta["task"],
+            n_classes=len(meta["classes"]),
+            allow_download=hf.allow_download,
+            finetune=hf.finetune,
+            seed=seed,
+        )
+    else:  # an LM with a prompt and a verbalizer, used as given
+        from attnexp.models.hf_prompted import load_prompted
+        from attnexp.models.hf_runs import verbalizer_words
+
+        classes = {c: w for c, w in zip(meta["classes"], verbalizer_words(hf.verbalizer, meta["classes"], hf.name), strict=True)}
+        model = load_prompted(
+            hf.checkpoint,
+            kind=hf.kind,
+            template=hf.prompt,
+            words=list(classes.values()),
+            task=meta["task"],
+            few_shot=[(text, _word(classes, label, hf.name)) for text, label in hf.few_shot],
+            allow_download=hf.allow_download,
+            gguf_file=hf.gguf_file,
+        )
+    model = model.to(fit_settings.device)
     print(f"{hf.name} on {dataset}: {describe(model)}, {sum(p.numel() for p in model.parameters())} parameters")
     if hf.finetune:
         result = fit(model, instances, fit_settings)
@@ -67,7 +94,7 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
         identity,
         meta,
         None,
-        hf=dict(vars(hf)),
+        hf={**vars(hf), "few_shot": [list(shot) for shot in hf.few_shot]},
         tokenizer=meta["tokenizer"] if "tokenizer" in meta else {},
         comparable=meta["comparable"],
     )
@@ -75,3 +102,9 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
     write_run(outputs, model, history, config, {**metrics, **identity}, save=save)
     print(f"test metrics: {metrics} ({time.perf_counter() - start:.1f}s)")
     return metrics
+
+
+def _word(classes: dict, label: str, name: str) -> str:
+    if label not in classes:
+        raise ConfigError(f"hf.models.{name}.few_shot: label {label!r} is no class of the dataset ({', '.join(classes)})")
+    return classes[label]

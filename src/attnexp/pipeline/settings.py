@@ -178,11 +178,16 @@ def hf_model_options(config: Config, hf_model: str) -> dict:
 def hf_settings(config: Config, hf_model: str) -> HFSettings:
     """One Hugging Face model of `hf.models` with its training options."""
     model = hf_model_options(config, hf_model)
-    gguf_file = config["hf"]["models"][hf_model]["gguf_file"]  # weights, config and tokenizer from a GGUF file
+    entry = config["hf"]["models"][hf_model]
+    gguf_file = entry["gguf_file"]  # weights, config and tokenizer from a GGUF file
     return HFSettings(
         name=hf_model,
         checkpoint=model["checkpoint"],
         gguf_file=None if gguf_file is None else str(gguf_file),
+        kind=entry["kind"],
+        prompt=entry["prompt"],
+        verbalizer=None if entry["verbalizer"] is None else {str(k): str(v) for k, v in entry["verbalizer"].items()},
+        few_shot=tuple((str(shot["text"]), str(shot["label"])) for shot in entry["few_shot"]),
         finetune=bool(model["finetune"]),
         allow_download=bool(config["hf"]["allow_download"]),
         max_length=int(model["max_length"]),

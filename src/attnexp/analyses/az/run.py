@@ -60,23 +60,28 @@ def relevance_and_importance(
         start = time.perf_counter()
         batch = on_cpu.to(device)
         lengths = input_lengths(model, on_cpu)  # on the CPU, as the flow and the records need them
-        query = explained_positions(model, lengths)
+        # a prompted LM's maps cover its whole prompt: relevance flows over it and is then read at the text
+        frame = getattr(model, "relevance_frame", None)
+        graph, query = frame(on_cpu) if frame else (lengths, explained_positions(model, lengths))
         with torch.no_grad():
             output = model(batch)
             maps = output.encoded.maps
             averaged = head_average(maps)
             augmented = residual_augment(averaged)  # flow capacities: always Â = 0.5 W + 0.5 I (§3.5)
-            raw = raw_relevance(maps, lengths.to(device), relevance_row, query).cpu()
+            raw = raw_relevance(maps, graph.to(device), relevance_row, query).cpu()
             rolled = rollout(residual_augment(averaged, rollout_residual))  # the ablation changes rollout only
-            roll = relevance_rows(rolled, lengths.to(device), relevance_row, query).cpu()
+            roll = relevance_rows(rolled, graph.to(device), relevance_row, query).cpu()
         flow, seconds = batch_flow(
             augmented.double().cpu().numpy(),
-            lengths.numpy(),
+            graph.numpy(),
             query=query.numpy(),
             row=relevance_row,
             solver=flow_solver,
             progress=False,
         )
+        if frame:  # the text's relevance at 1 .. n; everything outside it (template, specials) at 0, the sink
+            raw, roll = (model.relevance_to_batch(values, on_cpu) for values in (raw, roll))
+            flow = model.relevance_to_batch(torch.as_tensor(np.asarray(flow)), on_cpu).numpy()
         blank_scores = blank_out(model, batch, score, blank).cpu()
         gradients = {name: values.cpu() for name, values in input_gradients(model, batch, score).items()}
         predicted = model.predict(output.logits).cpu()

@@ -1,0 +1,333 @@
+"""A language model prompted to classify, as an `AttentionModel`: a causal LM (`prompted`) or a masked LM
+(`masked_lm`) given a template and a verbalizer (spec language-models.md §1).
+
+The batch holds the text alone, as every model's instances do ([BOS]/[CLS] t_1 .. t_n [EOS]/[SEP]); the network
+reads it inside the prompt: prefix + t_1 .. t_n + suffix, the prefix carrying the few-shot examples and the opening
+special token, the suffix ending at the explained position q (a causal LM: the prompt's last token; a masked LM: its
+[MASK]). The classes' scores are the LM's logits at q of the verbalizer words' first sub-tokens, so the class
+distribution is the softmax over them. The rankable positions R are the text's; template tokens are never ranked,
+erased, permuted or deleted, because every analysis works on the batch's positions and this class maps them to the
+prompt's (`HFClassifier._framed` and the other frame hooks): batch position i in 1 .. n is prompt position p + i - 1
+(p = the prefix's length). Everything else (the per-head rows at q, decoding from the last layer, masked-key erasure,
+gradients at the token embeddings) is `HFClassifier`'s.
+"""
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+
+from attnexp.data.batching import Batch
+from attnexp.errors import ConfigError
+from attnexp.models.hf import HFClassifier
+from attnexp.models.hf_checkpoints import template_problem
+
+KINDS = ("classifier", "prompted", "masked_lm")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A template split around its text: `prefix` and `suffix` token ids (the specials included), the explained
+    position's place in the suffix (`query`: an index into it), the verbalizer's first sub-token per class."""
+
+    prefix: tuple[int, ...]
+    suffix: tuple[int, ...]
+    query: int
+    classes: tuple[int, ...]
+
+
+def _pieces(tokenizer, text: str) -> list[int]:
+    return list(map(int, tokenizer(text, add_special_tokens=False)["input_ids"])) if text else []
+
+
+def text_joiner(template: str) -> str:
+    """The whitespace right before `{text}` in the template: it is tokenized with the text, as it would be in the
+    filled prompt (byte-level BPE spells " good" and "good" differently)."""
+    before = template.split("{text}", 1)[0]
+    return before[len(before.rstrip()) :]
+
+
+def first_pieces(tokenizer, words: list[str], joiner: str = " ") -> list[int]:
+    """The first sub-token of each verbalizer word, as it follows the prompt (`joiner` first where the tokenizer
+    marks word starts: byte-level BPE); one token id per word."""
+    out = []
+    for word in words:
+        pieces = _pieces(tokenizer, joiner + word) or _pieces(tokenizer, word)
+        if not pieces:
+            raise ConfigError(f"verbalizer word {word!r} gives no token with this tokenizer; choose another word")
+        out.append(pieces[0])
+    return out
+
+
+def verbalizer_problem(tokenizer, verbalizer: dict[str, str]) -> str | None:
+    """Two classes whose words share their first sub-token (the class score), named; None if none."""
+    words = list(verbalizer.values())
+    ids = first_pieces(tokenizer, words)
+    seen: dict[int, str] = {}
+    for (label, word), token in zip(verbalizer.items(), ids, strict=True):
+        if token in seen:
+            other = seen[token]
+            return (
+                f"verbalizer words {verbalizer[other]!r} (class {other}) and {word!r} (class {label}) begin with the same "
+                f"sub-token {tokenizer.convert_ids_to_tokens(token)!r}, so the two classes would get one score: choose "
+                "words whose first sub-tokens differ"
+            )
+        seen[token] = label
+    return None
+
+
+def build_prompt(tokenizer, kind: str, template: str, words: list[str], few_shot: list[tuple[str, str]] = ()) -> Prompt:
+    """The template's token ids around {text} (few-shot examples, filled with their answer word, prepended), the
+    opening and closing specials the tokenizer adds (a masked LM's [CLS] ... [SEP]; a Llama's BOS), q's place."""
+    opening, closing = _specials(tokenizer)
+    before, after = template.split("{text}", 1)
+    before = before[: len(before.rstrip())] if text_joiner(template) else before
+    shots = "".join(_filled(template, text, word, kind) + "\n\n" for text, word in few_shot)
+    prefix = opening + _pieces(tokenizer, shots + before)
+    if kind == "masked_lm":
+        left, right = after.split("{mask}", 1)
+        mask = int(tokenizer.mask_token_id)
+        suffix = _pieces(tokenizer, left.rstrip()) + [mask] + _pieces(tokenizer, right) + closing
+        query = len(_pieces(tokenizer, left.rstrip()))
+    else:
+        suffix = _pieces(tokenizer, after)
+        query = len(suffix) - 1
+        if not suffix:
+            raise ConfigError("a prompted LM's `prompt:` needs text after {text} (its last token is the one explained)")
+    return Prompt(tuple(prefix), tuple(suffix), query, tuple(first_pieces(tokenizer, words)))
+
+
+def _filled(template: str, text: str, word: str, kind: str) -> str:
+    if kind == "masked_lm":
+        return template.replace("{text}", text).replace("{mask}", word)
+    return template.replace("{text}", text) + " " + word
+
+
+def _specials(tokenizer) -> tuple[list[int], list[int]]:
+    """What the tokenizer puts around one text: ([CLS]) and ([SEP]) for a masked LM; (BOS) and () for a Llama."""
+    ids = list(map(int, tokenizer("a")["input_ids"]))
+    bare = _pieces(tokenizer, "a")
+    start = 0
+    while start < len(ids) and ids[start : start + len(bare)] != bare:
+        start += 1
+    return ids[:start], ids[start + len(bare) :]
+
+
+class HFPrompted(HFClassifier):
+    """An LM with a prompt and a verbalizer (module docstring); `config.kind` is "prompted" or "masked_lm"."""
+
+    def __init__(self, model, config, tokenizer, prompt: Prompt):
+        self.prompt = prompt
+        super().__init__(model, config, tokenizer)
+        self.last_fed = self.embeddings  # a BERT's embedding module (positions, LayerNorm): what enters the layers
+        self.embeddings = model.get_input_embeddings()  # token embeddings: a text token's do not depend on its place
+        self.uses_token_types = False
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The token embeddings [B, L, D] (positions are added inside, where the prompt puts the text)."""
+        return self.embeddings(tokens)
+
+    # --- the prompt's frame ---
+    @property
+    def _offset(self) -> int:
+        return len(self.prompt.prefix)
+
+    def query_positions(self, lengths: torch.Tensor) -> torch.Tensor:
+        """q in the prompt [B] from the prompt's lengths: the last token (causal) or the [MASK] (masked LM)."""
+        return lengths - len(self.prompt.suffix) + self.prompt.query
+
+    def _text(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per prompt position, whether it holds a text token [B, L'] and the text's length n [B]."""
+        n = batch.real_mask.sum(-1)
+        width = self._offset + int(n.max()) + len(self.prompt.suffix)
+        positions = torch.arange(width, device=batch.tokens.device)[None, :]
+        return (positions >= self._offset) & (positions < self._offset + n[:, None]), n
+
+    def _framed(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        text, n = self._text(batch)
+        device = batch.tokens.device
+        size, width = text.shape
+        pad = self.model.config.pad_token_id or 0
+        ids = torch.full((size, width), pad, dtype=torch.long, device=device)
+        ids[:, : self._offset] = torch.tensor(self.prompt.prefix, dtype=torch.long, device=device)
+        ids = torch.where(text, self._model_frame(batch.tokens[:, None], batch)[:, 0], ids)
+        suffix = torch.tensor(self.prompt.suffix, dtype=torch.long, device=device)
+        at = self._offset + n[:, None] + torch.arange(len(suffix), device=device)[None, :]
+        ids = ids.scatter(1, at, suffix[None].expand(size, -1))
+        return ids, self._offset + n + len(suffix)
+
+    def _framed_embedded(self, embedded: torch.Tensor | None, batch: Batch) -> torch.Tensor | None:
+        if embedded is None:
+            return None
+        ids, _ = self._framed(batch)
+        template = self.embeddings(ids).detach()
+        text, _ = self._text(batch)
+        return torch.where(text[..., None], self._model_frame(embedded.transpose(1, 2), batch).transpose(1, 2), template)
+
+    def _model_frame(self, values: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """[B, K, L] at batch positions 1 .. n -> [B, K, L'] at prompt positions p .. p + n - 1 (0 / False elsewhere)."""
+        text, n = self._text(batch)
+        width, real = text.shape[1], int(n.max())
+        moved = values[..., 1 : 1 + real]
+        zeros = lambda k: moved.new_zeros(*moved.shape[:-1], k)  # noqa: E731
+        placed = torch.cat([zeros(self._offset), moved, zeros(width - self._offset - real)], -1)
+        return torch.where(text[:, None] if values.dim() == 3 else text, placed, torch.zeros_like(placed))
+
+    def _model_frame_index(self, index: torch.Tensor, batch: Batch) -> torch.Tensor:
+        text, _ = self._text(batch)
+        size, width = text.shape
+        identity = torch.arange(width, device=index.device).expand(size, index.shape[1], width)
+        moved = self._model_frame(index + self._offset - 1, batch)
+        return torch.where(text[:, None], moved, identity)
+
+    def _batch_frame(self, values: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """[B, ..., L'] -> [B, ..., L]: the text's values at 1 .. n, 0 elsewhere."""
+        text, n = self._text(batch)
+        text = text.view(text.shape[0], *[1] * (values.dim() - 2), text.shape[1]).to(values.device)
+        real = int(n.max())
+        out = values.new_zeros(*values.shape[:-1], batch.tokens.shape[1])
+        out[..., 1 : 1 + real] = (values * text)[..., self._offset : self._offset + real]
+        return out
+
+    def _rankable(self, batch: Batch) -> torch.Tensor:
+        return self._text(batch)[0]
+
+    def relevance_frame(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The prompt's lengths and q [B] (A&Z read rollout and flow over the whole prompt)."""
+        _, lengths = self._framed(batch)
+        return lengths, self.query_positions(lengths)
+
+    def relevance_to_batch(self, values: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Relevance [B, layers, L'] over the prompt as [B, layers, L] over the batch: the text's at 1 .. n, and at 0
+        everything outside R (template and specials: the attention sink, which `sink_mass` reports)."""
+        text = self._text(batch)[0][:, None, :].to(values.device)
+        out = self._batch_frame(values, batch)
+        out[..., 0] = (values * ~text).sum(-1)
+        return out
+
+    def input_lengths(self, batch: Batch) -> torch.Tensor:
+        """[BOS]/[CLS] + the text: the closing marker of the batch is not read (the suffix is the prompt's)."""
+        return batch.lengths - 1
+
+    # --- the verbalizer's logits at q ---
+    @contextmanager
+    def _reading_head(self, lengths: torch.Tensor):
+        """The LM head runs on the state at q alone (a pre-hook) and keeps the verbalizer's sub-tokens."""
+        head = self.model.get_output_embeddings()
+        q = self.query_positions(lengths)
+        classes = torch.tensor(self.prompt.classes, dtype=torch.long)
+        kept = {}
+
+        def narrow(module, args):
+            hidden = args[0]
+            return (hidden[torch.arange(hidden.shape[0], device=hidden.device), q.to(hidden.device)][:, None],)
+
+        def keep(module, args, output):
+            kept["logits"] = output[:, 0, classes.to(output.device)]
+
+        handles = [head.register_forward_pre_hook(narrow), head.register_forward_hook(keep)]
+        try:
+            yield kept
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    def parameter_groups(self) -> dict[str, list]:
+        return {"encoder": list(self.model.parameters()), "attention": [], "decoder": []}
+
+
+# --- loading ---
+
+LOADERS = {"prompted": "AutoModelForCausalLM", "masked_lm": "AutoModelForMaskedLM"}
+
+
+def architecture_problem(kind: str, model_type: str) -> str | None:
+    """Whether a checkpoint's architecture (`model_type` of its config.json) can serve `kind`; None if it can."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+        MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
+    )
+
+    from attnexp.models.hf import is_decoder_only
+
+    if kind == "masked_lm" and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return f"a {model_type!r} checkpoint is not a masked LM; use kind: prompted (a decoder) or classifier"
+    if kind == "prompted" and not is_decoder_only(_Typed(model_type)):
+        return f"a {model_type!r} checkpoint is not a decoder-only LM; use kind: masked_lm (BERT-family) or classifier"
+    if kind == "classifier" and model_type not in MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES:
+        return f"transformers has no sequence classifier for {model_type!r}; use kind: prompted or masked_lm"
+    return None
+
+
+@dataclass(frozen=True)
+class _Typed:
+    model_type: str
+
+
+def load_prompted(
+    checkpoint: str,
+    *,
+    kind: str,
+    template: str,
+    words: list[str],
+    task: str,
+    few_shot: list[tuple[str, str]] = (),
+    allow_download: bool = False,
+    gguf_file: str | None = None,
+) -> HFPrompted:
+    """The LM of `checkpoint` (a directory, a cached hub name, or its `gguf_file`) with its tokenizer, prompted with
+    `template` and the class `words` (in class order)."""
+    import transformers
+
+    from attnexp.models.hf import HFConfig, _architecture, with_padding
+    from attnexp.models.hf_checkpoints import checkpoint_problem
+
+    problem = checkpoint_problem(checkpoint, allow_download, gguf_file) or template_problem(
+        kind, template, dict(enumerate(words))
+    )
+    if problem:
+        raise ConfigError(f"hf checkpoint {checkpoint!r}: {problem}")
+    local, gguf = not allow_download, ({} if gguf_file is None else {"gguf_file": gguf_file})
+    tokenizer = transformers.AutoTokenizer.from_pretrained(checkpoint, local_files_only=local, **gguf)
+    options = dict(gguf)
+    if gguf_file is not None:
+        options |= {"dtype": torch.float32, "quantization_config": transformers.GgufConfig(dequantize=True)}
+    model = getattr(transformers, LOADERS[kind]).from_pretrained(checkpoint, local_files_only=local, **options).eval()
+    hf = model.config
+    problem = architecture_problem(kind, hf.model_type)
+    if problem:
+        raise ConfigError(f"hf checkpoint {checkpoint!r}: {problem}")
+    if kind == "prompted":
+        with_padding(model, tokenizer)
+    layers, heads, width = _architecture(hf)
+    config = HFConfig(
+        checkpoint=str(checkpoint),
+        task=task,
+        n_classes=len(words),
+        n_layers=layers,
+        n_heads=heads,
+        width=width,
+        vocab_size=int(hf.vocab_size),
+        model_type=hf.model_type,
+        causal=kind == "prompted",
+        hf_config=hf.to_dict(),
+        gguf_file=gguf_file,
+        kind=kind,
+        prompt=template,
+        verbalizer=tuple(words),
+        few_shot=tuple(tuple(pair) for pair in few_shot),
+    )
+    return HFPrompted(model, config, tokenizer, build_prompt(tokenizer, kind, template, list(words), config.few_shot)).eval()
+
+
+def reload_prompted(config) -> HFPrompted:
+    """A saved prompted model, from its source checkpoint (it is never fine-tuned: no weights are saved)."""
+    return load_prompted(
+        config.checkpoint,
+        kind=config.kind,
+        template=config.prompt,
+        words=list(config.verbalizer),
+        task=config.task,
+        few_shot=[tuple(pair) for pair in config.few_shot],
+        gguf_file=config.gguf_file,
+    )
