@@ -118,9 +118,10 @@ class HuggingFaceTokenizer:
     """A Hugging Face tokenizer (anything with `__call__` -> input_ids and `convert_ids_to_tokens`): [CLS] and the
     final [SEP] are the markers; its unknown token is the default blank and the `unknown_id` (None without one)."""
 
-    def __init__(self, tokenizer: Any, max_length: int | None = None):
+    def __init__(self, tokenizer: Any, max_length: int | None = None, joiner: str = ""):
         self.tokenizer = tokenizer
         self.max_length = max_length
+        self.joiner = joiner  # a prompt's whitespace before {text}, tokenized with the text as in the filled prompt
         unk = getattr(tokenizer, "unk_token_id", None)
         self.unknown_id = None if unk is None else int(unk)
         self.blank_id = int(unk if unk is not None else UNK)
@@ -130,7 +131,7 @@ class HuggingFaceTokenizer:
         [EOS]), as the `hf` family reads it (`attnexp.models.hf_runs.framed_ids`)."""
         from attnexp.models.hf_runs import framed_ids
 
-        (ids,) = framed_ids(self.tokenizer, [text], None if question is None else [question], self.max_length)
+        (ids,) = framed_ids(self.tokenizer, [self.joiner + text], None if question is None else [question], self.max_length)
         if len(ids) < 3:
             raise ValueError(f"{text!r} has no token between the tokenizer's special tokens")
         positions = [str(t) for t in self.tokenizer.convert_ids_to_tokens(ids)]
@@ -149,9 +150,13 @@ def as_tokenizer(tokenizer: TextTokenizer | Any) -> TextTokenizer:
     )
 
 
-def as_attention_model(model: AttentionModel | torch.nn.Module, tokenizer: Any = None) -> AttentionModel:
+def as_attention_model(
+    model: AttentionModel | torch.nn.Module, tokenizer: Any = None, prompt: str | None = None, verbalizer: Any = None
+) -> AttentionModel:
     """An `AttentionModel` as is; a Hugging Face sequence classifier (with its tokenizer, which the wrapper needs
-    for sentence pairs) through `attnexp.models.hf.wrap_pretrained`."""
+    for sentence pairs) through `attnexp.models.hf.wrap_pretrained`; a Hugging Face causal or masked LM with a
+    `prompt` (its {text}; a masked LM's {mask}) and a `verbalizer` (class name -> word, or the words in class order)
+    through `attnexp.models.hf_prompted.wrap_prompted`."""
     if isinstance(model, AttentionModel):
         return model
     if hasattr(model, "config") and hasattr(model.config, "model_type"):
@@ -161,7 +166,15 @@ def as_attention_model(model: AttentionModel | torch.nn.Module, tokenizer: Any =
             raise TypeError(
                 f"a Hugging Face {model.config.model_type} model needs the `hf` model family (attnexp.models.hf: {err})"
             ) from None
-        return wrap_pretrained(model, tokenizer.tokenizer if isinstance(tokenizer, HuggingFaceTokenizer) else tokenizer)
+        raw = tokenizer.tokenizer if isinstance(tokenizer, HuggingFaceTokenizer) else tokenizer
+        if prompt is not None or verbalizer is not None:
+            from attnexp.models.hf_prompted import wrap_prompted
+
+            if prompt is None or verbalizer is None:
+                raise ValueError("a prompted LM needs both `prompt` (with {text}) and `verbalizer` (a word per class)")
+            words = list(verbalizer.values()) if isinstance(verbalizer, Mapping) else list(verbalizer)
+            return wrap_prompted(model, raw, prompt, words)
+        return wrap_pretrained(model, raw)
     raise TypeError(f"{type(model).__name__} does not satisfy attnexp.models.interface.AttentionModel")
 
 
@@ -481,6 +494,8 @@ def explain(
     with_adversary: bool = True,
     with_erasure: bool = True,
     seed: int = 0,
+    prompt: str | None = None,
+    verbalizer: Mapping[str, str] | Sequence[str] | None = None,
 ) -> "Explanation | list[Explanation]":
     """Explain the model's prediction for a raw `text` (and `question`, NLI/QA) with every measure; a list of
     texts (and of questions) gives a list of explanations, in its order. A list is explained in length-sorted
@@ -502,6 +517,9 @@ def explain(
     and A&Z's blank-out and input gradients explain; default the predicted class. A binary model's gradient and
     IG explain p(positive) whatever the target (J&W's convention; the other class's only flips the sign, which
     the absolute value drops); attention, LOO, permutations and the adversary do not depend on a class.
+    A prompted LM (a Hugging Face causal LM, or a masked LM, with `prompt` and `verbalizer`; or one `load_run` or
+    `attnexp.models.hf_prompted.wrap_prompted` gives) is explained at the prompt's last token (a masked LM: its mask)
+    over the text's tokens alone; the template's tokens are never ranked. `verbalizer` as a mapping names the classes.
     `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
     attention (its heads share no single attention vector). Erasure (`with_erasure`): Serrano & Smith's
     attention-weight erasure and ERASER's comprehensiveness and sufficiency of every ranking (a random one seeded by
@@ -517,7 +535,13 @@ def explain(
     targets = [target] * len(texts) if target is None or isinstance(target, int | str) else list(target)
     if len(targets) != len(texts):
         raise ValueError(f"{len(targets)} targets for {len(texts)} texts")
-    model, tokenizer = as_attention_model(model, tokenizer), as_tokenizer(tokenizer)
+    model, tokenizer = as_attention_model(model, tokenizer, prompt, verbalizer), as_tokenizer(tokenizer)
+    if getattr(model.config, "prompt", None) and isinstance(tokenizer, HuggingFaceTokenizer):
+        from attnexp.models.hf_prompted import text_joiner
+
+        tokenizer = HuggingFaceTokenizer(tokenizer.tokenizer, tokenizer.max_length, text_joiner(model.config.prompt))
+    if classes is None and isinstance(verbalizer, Mapping):
+        classes = list(verbalizer)
     defaults = _packaged_settings() if settings is None or az_settings is None else None
     settings, az_settings = settings or defaults[0], az_settings or defaults[1]
     model.eval()

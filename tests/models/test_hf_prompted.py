@@ -191,3 +191,23 @@ def test_a_verbalizer_for_other_classes_is_refused():
     assert verbalizer_words({"neg": "bad", "pos": "good"}, ["neg", "pos"], "hf.models.x") == ["bad", "good"]
     with pytest.raises(ConfigError, match="no word for 'pos'"):
         verbalizer_words({"neg": "bad", "positive": "good"}, ["neg", "pos"], "hf.models.x")
+
+
+def test_explain_takes_a_prompted_lm_with_its_prompt_and_verbalizer(tmp_path):
+    """The API explains an in-memory causal LM given a prompt and a verbalizer: the same fields as a classifier's,
+    over the text's tokens alone, the classes named by the verbalizer."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from attnexp.api import explain
+
+    folder = tiny_lm_checkpoint(tmp_path / "llama", "llama")
+    lm, tokenizer = AutoModelForCausalLM.from_pretrained(folder), AutoTokenizer.from_pretrained(folder)
+    verbalizer = {"negative": "bad", "positive": "good"}
+    exp = explain(lm, tokenizer, "the plot was dull", prompt="{text} . it was", verbalizer=verbalizer, target="positive")
+    assert exp.words == ["the", "plot", "was", "dull"]
+    assert len(exp.attention) == len(exp.loo) == len(exp.gradient) == 4
+    assert abs(sum(exp.attention) - 1) < 1e-5
+    assert exp.classes == ["negative", "positive"] and exp.target == 1
+    assert len(exp.rollout[-1]) == len(exp.positions) - 1  # the sink at position 0 and the text (no closing marker)
+    with pytest.raises(ValueError, match="both `prompt`"):
+        explain(lm, tokenizer, "the plot", prompt="{text} . it was")

@@ -45,18 +45,21 @@ SCENARIOS = {
     "config_user": ("preprocess", "train", "analyze", "train_transformer", "az_analyse", "wp_train"),
     "config_decoder": ("hf_tokenize", "hf_model", "hf_az", "hf_analyze", "hf_figures", "hf_cls_maps"),  # issue 36
 }
-CHECKPOINTS = {"config_hf": ("tiny_bert", "bert"), "config_decoder": ("tiny_llama", "llama")}
+CHECKPOINTS = {
+    "config_hf": [("tiny_bert", "bert", "tiny_checkpoint")],
+    "config_decoder": [("tiny_llama", "llama", "tiny_checkpoint"), ("tiny_llama_prompted", "llama", "tiny_lm_checkpoint")],
+}
 
 
 def _prepare_hf(workdir, scenario: str):
-    """The scenario's checkpoint (`resources/tiny_bert` or `resources/tiny_llama`, as its config says): a tiny local
-    model written with this environment's torch and transformers, so validation finds a real save_pretrained
-    directory."""
-    from tests.hf_fixtures import tiny_checkpoint
+    """The scenario's checkpoints (`resources/tiny_bert`, `resources/tiny_llama`, ..., as its config says): tiny local
+    models written with this environment's torch and transformers, so validation finds real save_pretrained
+    directories."""
+    import tests.hf_fixtures as fixtures
 
-    name, kind = CHECKPOINTS[scenario]
-    checkpoint = yaml.safe_load((REPO / f".test/{scenario}/config.yaml").read_text())["hf"]["models"][name]["checkpoint"]
-    tiny_checkpoint(workdir / checkpoint, kind)
+    models = yaml.safe_load((REPO / f".test/{scenario}/config.yaml").read_text())["hf"]["models"]
+    for name, kind, builder in CHECKPOINTS[scenario]:
+        getattr(fixtures, builder)(workdir / models[name]["checkpoint"], kind)
 
 
 # A declared dataset's files are checked at parse time (attnexp.datasets.user.declaration_problems), with the
@@ -110,6 +113,7 @@ def test_the_test_configurations_dry_run(tmp_path, scenario, blocked):
         rows = (workdir / config["user_datasets"][name]["path"]).read_text().splitlines()
         assert 24 <= len(rows) - 1 <= 100  # a few dozen rows: tiny
     else:
-        (name, _) = CHECKPOINTS[scenario]
-        assert list(config["hf"]["models"]) == [name]
-        assert paths.hf_model_files(name, "syn_sentiment", 0)["metrics"] in output
+        names = [name for name, _, _ in CHECKPOINTS[scenario]]
+        assert list(config["hf"]["models"]) == names
+        for name in names:
+            assert paths.hf_model_files(name, "syn_sentiment", 0)["metrics"] in output

@@ -13,7 +13,7 @@ gradients at the token embeddings) is `HFClassifier`'s.
 """
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -279,7 +279,6 @@ def load_prompted(
     `template` and the class `words` (in class order)."""
     import transformers
 
-    from attnexp.models.hf import HFConfig, _architecture, with_padding
     from attnexp.models.hf_checkpoints import checkpoint_problem
 
     problem = checkpoint_problem(checkpoint, allow_download, gguf_file) or template_problem(
@@ -292,16 +291,39 @@ def load_prompted(
     options = dict(gguf)
     if gguf_file is not None:
         options |= {"dtype": torch.float32, "quantization_config": transformers.GgufConfig(dequantize=True)}
-    model = getattr(transformers, LOADERS[kind]).from_pretrained(checkpoint, local_files_only=local, **options).eval()
+    model = getattr(transformers, LOADERS[kind]).from_pretrained(checkpoint, local_files_only=local, **options)
+    wrapped = wrap_prompted(model, tokenizer, template, words, task=task, few_shot=few_shot, checkpoint=checkpoint)
+    wrapped.config = replace(wrapped.config, gguf_file=gguf_file)
+    return wrapped
+
+
+def wrap_prompted(
+    model,
+    tokenizer,
+    template: str,
+    words: list[str],
+    *,
+    task: str | None = None,
+    few_shot: list[tuple[str, str]] = (),
+    checkpoint: str = "",
+) -> HFPrompted:
+    """An in-memory LM (a transformers causal LM: `prompted`; a masked LM: `masked_lm`, told by its template's
+    {mask}) prompted with `template` and the class `words` (in class order); `task` defaults to "bc" for two words,
+    else "nli" (C classes, softmax)."""
+    from attnexp.models.hf import HFConfig, _architecture, with_padding
+
+    kind = "masked_lm" if "{mask}" in template else "prompted"
+    task = task or ("bc" if len(words) == 2 else "nli")
+    problem = template_problem(kind, template, dict(enumerate(words)))
     hf = model.config
-    problem = architecture_problem(kind, hf.model_type)
+    problem = problem or architecture_problem(kind, hf.model_type)
     if problem:
-        raise ConfigError(f"hf checkpoint {checkpoint!r}: {problem}")
+        raise ConfigError(f"{type(model).__name__}: {problem}")
     if kind == "prompted":
         with_padding(model, tokenizer)
     layers, heads, width = _architecture(hf)
     config = HFConfig(
-        checkpoint=str(checkpoint),
+        checkpoint=str(checkpoint or getattr(hf, "_name_or_path", "")),
         task=task,
         n_classes=len(words),
         n_layers=layers,
@@ -311,13 +333,13 @@ def load_prompted(
         model_type=hf.model_type,
         causal=kind == "prompted",
         hf_config=hf.to_dict(),
-        gguf_file=gguf_file,
         kind=kind,
         prompt=template,
         verbalizer=tuple(words),
         few_shot=tuple(tuple(pair) for pair in few_shot),
     )
-    return HFPrompted(model, config, tokenizer, build_prompt(tokenizer, kind, template, list(words), config.few_shot)).eval()
+    prompt = build_prompt(tokenizer, kind, template, list(words), config.few_shot)
+    return HFPrompted(model.eval(), config, tokenizer, prompt).eval()
 
 
 def reload_prompted(config) -> HFPrompted:

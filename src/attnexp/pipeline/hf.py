@@ -16,6 +16,12 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
     tokenizer = load_tokenizer(hf.checkpoint, hf.allow_download, hf.gguf_file)
     joiner = ""
+    texts = raw_texts(settings.dataset, raw, settings.declaration)
+    if hf.kind != "classifier" and "question" in texts:
+        raise ConfigError(
+            f"hf.models.{hf.name}: a {hf.kind} model reads one text per instance ({{text}}); {settings.dataset} has "
+            "pairs (a premise and hypothesis, or a passage and question): run it on a one-text dataset"
+        )
     if hf.kind != "classifier":  # a prompted LM: its verbalizer fits the classes; the text follows the template's space
         from attnexp.models.hf_prompted import text_joiner, verbalizer_problem
 
@@ -24,7 +30,6 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
         if problem:
             raise ConfigError(f"hf.models.{hf.name}.verbalizer: {problem}")
         joiner = text_joiner(hf.prompt)
-    texts = raw_texts(settings.dataset, raw, settings.declaration)
     out, hf_meta = hf_instances(instances, meta, texts, tokenizer, hf.max_length, joiner)
     hf_meta["hf_model"] = {"name": hf.name, "checkpoint": hf.checkpoint}
     write_preprocessed(out, hf_meta, outputs["instances"], outputs["meta"])
