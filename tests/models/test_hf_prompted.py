@@ -211,3 +211,19 @@ def test_explain_takes_a_prompted_lm_with_its_prompt_and_verbalizer(tmp_path):
     assert len(exp.rollout[-1]) == len(exp.positions) - 1  # the sink at position 0 and the text (no closing marker)
     with pytest.raises(ValueError, match="both `prompt`"):
         explain(lm, tokenizer, "the plot", prompt="{text} . it was")
+
+
+def test_integrated_gradients_in_one_pass_equal_the_two_pass_decode(prompted):
+    """`single_pass_gradients`: IG through the network's own logits equals IG through decode(encode, attend)."""
+    from attnexp.analyses.jw.importance import integrated_gradients
+
+    model, _ = prompted
+    batch = batch_of(model)
+    fast = integrated_gradients(model, batch, 4)
+    model.single_pass_gradients = False
+    try:
+        slow = integrated_gradients(model, batch, 4)
+    finally:
+        del model.single_pass_gradients
+    torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-4)
+    assert float(fast.abs().sum()) > 0

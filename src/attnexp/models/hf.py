@@ -385,6 +385,19 @@ class HFClassifier(ClassifierHead):
         encoded = self.encode(batch)
         return Output(encoded.logits, self.attend(encoded, batch), encoded)
 
+    # the network's own logits in one pass, without maps or kept states: `decode(encode(batch, embedded), attend)`
+    # is the same function with the same gradient (its rows are rescaled by a / attend = 1), in two passes
+    single_pass_gradients = True
+
+    def logits(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """The logits alone, in one pass of the network (no attention maps); `embedded` replaces `embed`'s output."""
+        tokens, lengths = self._framed(batch)
+        return self._logits(self._run(tokens, lengths, self._framed_embedded(embedded, batch), attentions=False).logits, batch)
+
+    def deletion_logits(self, batch: Batch):
+        """Leave-one-out's scorer: the network on the deletions, one pass each, without maps."""
+        return lambda deleted, instance, position: self.logits(deleted)
+
     def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""
         return self.encode(batch, embedded).maps

@@ -123,6 +123,8 @@ def integrated_gradients(
         candidates = rest[-1] if batch.candidates is not None else None
         question = rest[:2] if batch.question is not None else (None, None)
         expanded = Batch(tokens, lengths, torch.zeros_like(lengths), [], *question, candidates=candidates)
+        if getattr(model, "single_pass_gradients", False):  # its own logits are decode(encode, attend) in one pass
+            return model.distribution(model.logits(expanded, inputs))
         encoded = model.encode(expanded, inputs)
         return model.distribution(model.decode(encoded, model.attend(encoded, expanded), expanded))
 

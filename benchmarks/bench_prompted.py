@@ -1,0 +1,203 @@
+"""Every analysis of the prompted kind on a decoder shaped like SmolLM2-135M, per stage: seconds, the floating-point
+operations the definitions require, the achieved rate beside the machine's measured matmul rate, and peak memory.
+
+The model is a `LlamaConfig` built at random (30 layers, width 576, 9 query heads over 3 key/value heads,
+intermediate 1536, vocabulary 49,152; `--layers` etc. change it), prompted through `attnexp.models.hf_prompted`
+with a template of `--prefix` + `--suffix` tokens and two verbalizer words. It reads `--sentences` random id
+sequences whose lengths follow SST's test split in sub-tokens (log-normal, mean ~23, as bench_hf_decode.py), in
+batches of `--batch-size`, and runs on each batch what the workflow's `hf_analyze` and `hf_az` jobs run: gradient,
+leave-one-out, integrated gradients (`--ig-steps`), the permutation test (`--permutations`), first-flip and
+single-weight erasure, ERASER comprehensiveness and sufficiency (5 bins, attention ranking) and A&Z's raw / rollout /
+flow with blank-out and input gradients.
+
+FLOPs counted per forward pass of a prompt of T tokens: 2 x (non-embedding parameters + the LM head's 2 verbalizer
+rows) x T for the matmuls, plus 4 x T^2 x width per layer for attention; a backward pass costs twice its forward.
+Decoding from the last layer counts one layer. A measurement, not a test: the machine may be shared, so the load is
+printed beside the figures.
+
+Run: PYTHONPATH=src python benchmarks/bench_prompted.py [--sentences 100] [--threads 2]
+"""
+
+import argparse
+import os
+import resource
+import time
+
+import numpy as np
+import pandas as pd
+import torch
+
+
+def sentences(n: int, vocab: int, seed: int) -> list[list[int]]:
+    """`n` random id sequences [BOS] ... [EOS] with SST-like lengths in sub-tokens (log-normal, mean ~23, 4..60)."""
+    rng = np.random.default_rng(seed)
+    lengths = np.clip(np.rint(rng.lognormal(np.log(20.0), 0.5, n)), 4, 60).astype(int)
+    return [[1, *rng.integers(100, vocab, size=k).tolist(), 2] for k in lengths]
+
+
+def matmul_rate(threads: int, width: int, inner: int, seconds: float = 2.0) -> float:
+    """The machine's fp32 matmul rate (FLOP/s) at `threads`, on the model's own MLP shape ([512, width] x [width, inner])."""
+    torch.set_num_threads(threads)
+    a, b = torch.randn(512, width), torch.randn(width, inner)
+    for _ in range(3):
+        a @ b
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        a @ b
+        count += 1
+    return 2 * 512 * width * inner * count / (time.perf_counter() - start)
+
+
+def main() -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from attnexp.analyses.az.run import relevance_and_importance
+    from attnexp.analyses.erasure.attention import first_flip, single_weight
+    from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency
+    from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out, rows_per_chunk
+    from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
+    from attnexp.data.batching import collate
+    from attnexp.models.hf import HFConfig
+    from attnexp.models.hf_prompted import HFPrompted, Prompt
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=100)
+    parser.add_argument("--layers", type=int, default=30)
+    parser.add_argument("--width", type=int, default=576)
+    parser.add_argument("--heads", type=int, default=9)
+    parser.add_argument("--kv-heads", type=int, default=3)
+    parser.add_argument("--intermediate", type=int, default=1536)
+    parser.add_argument("--vocab", type=int, default=49152)
+    parser.add_argument("--prefix", type=int, default=4, help="template tokens before the text (BOS included)")
+    parser.add_argument("--suffix", type=int, default=6, help="template tokens after the text (q is the last)")
+    parser.add_argument("--ig-steps", type=int, default=16)
+    parser.add_argument("--permutations", type=int, default=100)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=50)
+    parser.add_argument("--memory-budget-mb", type=float, default=256.0, help="analyses.memory_budget_mb (the schema's default)")
+    parser.add_argument("--az-examples", type=int, default=None, help="A&Z on the first N sentences (default: all)")
+    args = parser.parse_args()
+
+    rate = matmul_rate(args.threads, args.width, args.intermediate)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    hf = LlamaConfig(
+        vocab_size=args.vocab,
+        hidden_size=args.width,
+        num_hidden_layers=args.layers,
+        num_attention_heads=args.heads,
+        num_key_value_heads=args.kv_heads,
+        intermediate_size=args.intermediate,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=2,
+    )
+    lm = LlamaForCausalLM(hf).eval()
+    config = HFConfig(
+        checkpoint="random", task="bc", n_classes=2, n_layers=args.layers, n_heads=args.heads, width=args.width,
+        vocab_size=args.vocab, model_type="llama", causal=True, kind="prompted", prompt="bench", verbalizer=("a", "b"),
+    )  # fmt: skip
+    rng = np.random.default_rng(1)
+    prompt = Prompt(
+        prefix=(1, *rng.integers(100, args.vocab, args.prefix - 1).tolist()),
+        suffix=tuple(rng.integers(100, args.vocab, args.suffix).tolist()),
+        query=args.suffix - 1,
+        classes=(3000, 4000),
+    )
+    model = HFPrompted(lm, config, tokenizer=None, prompt=prompt).eval()
+    ids = sentences(args.sentences, args.vocab, seed=0)
+    frame = pd.DataFrame({"tokens": ids, "label": [0] * len(ids), "instance_id": [str(i) for i in range(len(ids))]})
+    batches = [collate(frame.iloc[i : i + args.batch_size]) for i in range(0, len(ids), args.batch_size)]
+
+    body = sum(p.numel() for name, p in lm.named_parameters() if "embed_tokens" not in name) + 2 * args.width
+
+    def forward_flops(tokens: int, layers: int | None = None) -> float:
+        share = 1.0 if layers is None else layers / args.layers
+        return share * (2 * body * tokens) + (layers or args.layers) * 4 * tokens**2 * args.width
+
+    def prompt_tokens(n: int) -> int:
+        return args.prefix + n + args.suffix
+
+    flops, seconds, peaks = {}, {}, {}
+
+    def timed(name: str, work: float, fn):
+        start = time.perf_counter()
+        out = fn()
+        seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
+        flops[name] = flops.get(name, 0.0) + work
+        peaks[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # GiB, the process's peak so far
+        return out
+
+    lengths_all = []
+    for batch in batches:
+        n = (batch.lengths - 2).tolist()
+        lengths_all += n
+        full = [prompt_tokens(k) for k in n]
+        fw = sum(forward_flops(t) for t in full)
+        last = sum(forward_flops(t, 1) for t in full)
+        with torch.no_grad():
+            output = timed("forward", fw, lambda b=batch: model(b))
+        timed("gradient", 3 * fw, lambda b=batch: gradient_importance(model, b))
+        timed(
+            "leave-one-out",
+            sum(k * forward_flops(t - 1) for k, t in zip(n, full, strict=True)),
+            lambda b=batch: leave_one_out(model, b),
+        )
+        rows = rows_per_chunk(model, batch.tokens.shape[1], args.memory_budget_mb)  # (instance, step) rows, as the job
+        timed(
+            "integrated gradients",
+            3 * args.ig_steps * fw,
+            lambda b=batch, r=rows: integrated_gradients(model, b, args.ig_steps, r),
+        )
+        perms = sample_permutations(batch, args.permutations, torch.Generator().manual_seed(0))
+        timed("permutation", args.permutations * last, lambda b=batch, p=perms: permutation_output_changes(model, b, p))
+        scores = output.attention[:, None, :]
+        timed(
+            "first flip",
+            sum(k * forward_flops(t, 1) for k, t in zip(n, full, strict=True)),
+            lambda b=batch, s=scores, o=output: first_flip(model, b, s, o),
+        )
+        top = output.attention.argmax(-1)
+        other = torch.where(top == 1, 2, 1).clamp(max=batch.lengths - 2)
+        timed(
+            "single weight",
+            2 * last,
+            lambda b=batch, o=output, t=top, r=other: single_weight(model, b, torch.stack([t, r], 1), o),
+        )
+        bins = (0.01, 0.05, 0.1, 0.2, 0.5)
+        deletions = sum(
+            2 * len({max(1, int(np.ceil(f * k))) for f in bins}) * forward_flops(t) for k, t in zip(n, full, strict=True)
+        )
+        timed("ERASER", deletions, lambda b=batch, s=scores, k=bins: comprehensiveness_sufficiency(model, b, s, k))
+    az_rows = frame.iloc[: args.az_examples] if args.az_examples else frame
+    az_n = [len(t) - 2 for t in az_rows["tokens"]]
+    az_work = sum((1 + 3 + k) * forward_flops(prompt_tokens(k)) for k in az_n)  # forward, input gradients, blank-out
+    options = dict(relevance_row="cls", rollout_residual=True, flow_solver="scipy", score="prob_gold")
+    timed(
+        "A&Z",
+        az_work,
+        lambda: relevance_and_importance(model, az_rows, batch_size=args.batch_size, progress=lambda _: None, **options),
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(
+        f"{args.sentences} sentences (mean {np.mean(lengths_all):.1f} sub-tokens + {args.prefix + args.suffix} template), "
+        f"Llama {args.layers} layers x {args.heads} query heads over {args.kv_heads} key/value heads, width {args.width}, "
+        f"{sum(p.numel() for p in lm.parameters()) / 1e6:.0f}M parameters, {args.threads} threads, fp32; "
+        f"load {os.getloadavg()[0]:.2f} (1 min)"
+    )
+    print(f"measured matmul rate: {rate / 1e9:.1f} GFLOP/s ([512, {args.width}] x [{args.width}, {args.intermediate}])")
+    print(f"{'stage':<22}{'seconds':>9}{'GFLOP':>10}{'GFLOP/s':>9}{'of matmul':>11}{'peak GiB':>10}")
+    for name in seconds:
+        achieved = flops[name] / seconds[name]
+        print(
+            f"{name:<22}{seconds[name]:>9.1f}{flops[name] / 1e9:>10.0f}{achieved / 1e9:>9.1f}{achieved / rate:>10.0%}"
+            f"{peaks[name]:>10.2f}"
+        )
+    print(f"{'total':<22}{sum(seconds.values()):>9.1f}")
+    print(f"peak RSS {peak:.2f} GiB; load after {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
