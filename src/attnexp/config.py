@@ -21,6 +21,7 @@ import yaml
 from attnexp.datasets import DATASETS
 from attnexp.datasets.policy import future_mtime_problem
 from attnexp.datasets.user import BUILTIN, declaration_problems, register_user_datasets
+from attnexp.datasets.vectors import OFFICIAL, PACKAGED, PAPER_VECTORS
 from attnexp.errors import ConfigError
 
 __all__ = [
@@ -313,6 +314,12 @@ def _semantic_problems(config: dict) -> list[str]:
     if unknown:
         problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
     problems += _wp_problems(config.get("wp", {}))
+    for key, value in config.get("data", {}).get("embeddings", {}).items():
+        if value == OFFICIAL and PAPER_VECTORS[key].file is None:
+            problems.append(
+                f"config key 'data.embeddings.{key}': {OFFICIAL!r} names the paper's published file, and none was "
+                f"published for {key} ({PAPER_VECTORS[key].label}); give the path of your file, or null"
+            )
     model = config.get("az", {}).get("model", {})
     if model.get("width", 0) % model.get("n_heads", 1):
         problems.append(
@@ -389,7 +396,11 @@ def _directory_problems(config: dict) -> list[str]:
         for group, roles in data.get("user_files", {}).items()
         for role, path in roles.items()
     }
-    named |= {f"data.embeddings.{name}": path for name, path in data.get("embeddings", {}).items()}
+    named |= {
+        f"data.embeddings.{name}": path
+        for name, path in data.get("embeddings", {}).items()
+        if path != OFFICIAL and path not in PACKAGED  # names, not paths
+    }
     named["az.linzen_path"] = config.get("az", {}).get("linzen_path")
     return [
         f"config key '{key}': {path!r} is a directory; give the path of the file itself"

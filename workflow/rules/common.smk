@@ -43,6 +43,11 @@ def get_raw_files(wildcards):
     return PLAN.raw_files(wildcards.dataset)
 
 
+def get_train_inputs(wildcards):
+    """A grid model's preprocessed dataset and word-vector file (when one is set: its download rule runs first)."""
+    return PLAN.train_inputs(wildcards.dataset)
+
+
 def get_hf_tokenize_inputs(wildcards):
     """The preprocessed dataset and its raw files (`raw_{role}`), whose text is read again."""
     raw = {f"raw_{role}": path for role, path in get_raw_files(wildcards).items()}
@@ -50,14 +55,15 @@ def get_hf_tokenize_inputs(wildcards):
 
 
 def get_download_outputs(archive):
-    """The files (and folders) the download rule of one archive extracts into resources/raw."""
+    """The files (and folders) the download rule of one archive extracts into resources/raw, and the sha256 files
+    it records beside word vectors."""
     return [
         (
             directory(f"{paths.DOWNLOADED}/{out[:-1]}")
             if out.endswith("/")
             else f"{paths.DOWNLOADED}/{out}"
         )
-        for out in DOWNLOADS[archive].outputs
+        for out in DOWNLOADS[archive].files
     ]
 
 
@@ -108,7 +114,7 @@ def get_wp_train_inputs(wildcards):
 def get_wp_adversary_inputs(wildcards):
     base = PLAN.wp_run_files(wildcards.dataset, "base")
     return {
-        **paths.preprocessed_files(wildcards.dataset),
+        **PLAN.train_inputs(wildcards.dataset),
         **{f"base_{key}": path for key, path in base.items()},
     }
 

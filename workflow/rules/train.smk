@@ -4,7 +4,7 @@
 
 rule train:
     input:
-        **paths.preprocessed_files(),
+        unpack(get_train_inputs),
     output:
         **paths.model_files(),
     log:

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnexp.datasets.babi_format import BABI_TASK_FILES
@@ -36,6 +36,20 @@ class Download:
     homepage: str
     outputs: tuple[str, ...]  # what the download rule writes under resources/raw (trailing "/": a directory)
     hosts: tuple[str, ...] = ()  # hosts (and their subdomains) a redirect may lead to; () = the URL's own host
+    member_sha1: dict[str, str] = field(default_factory=dict)  # extracted file -> sha1, where only a SHA-1 is known
+    plain: bool = False  # the URL is the file itself (outputs[0]), not an archive to extract
+    # outputs whose sha256 no one publishes: written at the first download beside them as `<output>.sha256`
+    # (`sha256sum` format), unverified, so that a later copy can be compared with it
+    record_sha256: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Everything the download rule writes under resources/raw: the outputs and the recorded sha256 files."""
+        return self.outputs + tuple(f"{out}.sha256" for out in self.record_sha256)
+
+    def member_checksums(self) -> dict[str, tuple[str, str]]:
+        """Extracted file (or, `plain`, the file itself) -> (algorithm, digest) of every one whose checksum is known."""
+        return {m: ("sha256", d) for m, d in self.member_sha256.items()} | {m: ("sha1", d) for m, d in self.member_sha1.items()}
 
 
 def _babi_member(language: str, task: int, split: str) -> str:
@@ -122,6 +136,33 @@ DOWNLOADS: dict[str, Download] = {
         homepage="https://nlp.stanford.edu/projects/snli/",
         outputs=tuple(f"snli_1.0/snli_1.0_{s}.jsonl" for s in ("train", "dev", "test")),
     ),
+    # The papers' word vectors (J&W §2; data.embeddings.<key>: official). Neither Facebook nor Stanford publishes a
+    # checksum: the SHA-1s are those Apache MXNet pinned when it downloaded the official files
+    # (python/mxnet/contrib/text/_constants.py; DGL's TreeLSTM example pins the same GloVe ones). No sha256 could be
+    # verified: each file's sha256 is unverified, recorded at first download (`<file>.sha256`).
+    "fasttext_simple": Download(
+        url="https://dl.fbaipublicfiles.com/fasttext/vectors-wiki/wiki.simple.vec",
+        filename="wiki.simple.vec",
+        algorithm="sha1",
+        digest="55267c50fbdf4e4ae0fbbda5c73830a379d68795",
+        member_sha256={},
+        homepage="https://fasttext.cc/docs/en/pretrained-vectors.html",
+        outputs=("wiki.simple.vec",),
+        plain=True,
+        record_sha256=("wiki.simple.vec",),
+    ),
+    "glove_840b": Download(
+        url="https://nlp.stanford.edu/data/glove.840B.300d.zip",  # redirects to downloads.cs.stanford.edu
+        filename="glove.840B.300d.zip",
+        algorithm="sha1",
+        digest="8084fbacc2dee3b1fd1ca4cc534cbfff3519ed0d",
+        member_sha256={},
+        homepage="https://nlp.stanford.edu/projects/glove/",
+        outputs=("glove.840B.300d.txt",),
+        hosts=("stanford.edu",),
+        member_sha1={"glove.840B.300d.txt": "294b9f37fa64cce31f9ebb409c266fc379527708"},
+        record_sha256=("glove.840B.300d.txt",),
+    ),
 }
 AGNEWS_MD5 = {"train.csv": "b1a00f826fdfbd249f79597b59e1dc12", "test.csv": "d52ea96a97a2d943681189a97654912d"}
 # sha256 of the files of the `shared` layout (../shared/data/SHA256SUMS): a copy is verified even without
@@ -154,6 +195,27 @@ SHARED_SHA256 = {
 def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, algorithm).hexdigest()
+
+
+def file_digests(path: str | Path, algorithms: tuple[str, ...] = ("sha1", "sha256")) -> dict[str, str]:
+    """Several digests of one file in a single read (a 5.6 GB GloVe file is read once, not once per algorithm)."""
+    hashes = {name: hashlib.new(name) for name in algorithms}
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            for h in hashes.values():
+                h.update(chunk)
+    return {name: h.hexdigest() for name, h in hashes.items()}
+
+
+def record_sha256(path: Path) -> str:
+    """Write `<path>.sha256` (`sha256sum` format) beside a downloaded file whose sha256 no one publishes; return it."""
+    digest = file_digest(path)
+    target = path.with_name(path.name + ".sha256")
+    tmp = target.with_name(target.name + ".part")
+    tmp.write_text(f"{digest}  {path.name}\n")
+    tmp.replace(target)
+    print(f"sha256 of {path} (unverified, recorded at first download): {digest}")
+    return digest
 
 
 def read_checksums(path: Path) -> dict[str, str]:
@@ -343,7 +405,10 @@ def _extract(archive: Path, target: Path) -> None:
 def download(name: str, archive_dir: str | Path, raw_dir: str | Path) -> list[Path]:
     """Fetch one official archive and verify its checksum; extract it into a temporary folder, verify every
     member whose checksum is known, and only then move the expected outputs (nothing else the archive may hold)
-    into `raw_dir`. Whatever fails verification is deleted."""
+    into `raw_dir`. Whatever fails verification is deleted. A `plain` download (a word-vector file) is verified and
+    moved into `raw_dir` as it is; the outputs of `record_sha256` get their `.sha256` file beside them. The download
+    lands in `archive_dir` (via a `.part` file, renamed when complete), and a complete, verified one is reused by a
+    rerun that failed later."""
     spec = DOWNLOADS[name]
     archive_dir, raw_dir = Path(archive_dir), Path(raw_dir)
     archive_dir.mkdir(parents=True, exist_ok=True)
@@ -363,15 +428,23 @@ def download(name: str, archive_dir: str | Path, raw_dir: str | Path) -> list[Pa
         print(f"downloading {spec.url} -> {archive}")
         _fetch(spec.url, archive, spec.hosts)
     _check(archive, spec.algorithm, spec.digest, name)
+    if spec.plain:  # a file, not an archive: verified above, moved into place (the same file system: resources/)
+        target = raw_dir / spec.outputs[0]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        archive.replace(target)
+        for out in spec.record_sha256:
+            record_sha256(raw_dir / out)
+        print(f"verified and moved {target.name} into {raw_dir}")
+        return [target]
     staging = Path(tempfile.mkdtemp(dir=raw_dir, prefix=f".{name}.", suffix=".extracting"))
     try:
         print(f"extracting {archive} -> {staging}")
         _extract(archive, staging)
-        for member, digest in spec.member_sha256.items():
+        for member, (algorithm, digest) in spec.member_checksums().items():
             if not (staging / member).is_file():
                 archive.unlink(missing_ok=True)
                 raise DataError(f"{archive} lacks {member}; it is not the expected archive and was deleted. Run again.")
-            _check(staging / member, "sha256", digest, f"{name} member {member}", delete=(archive,))
+            _check(staging / member, algorithm, digest, f"{name} member {member}", delete=(archive,))
         for out in spec.outputs:
             source, target = staging / out.rstrip("/"), raw_dir / out.rstrip("/")
             if not source.exists():
@@ -381,7 +454,9 @@ def download(name: str, archive_dir: str | Path, raw_dir: str | Path) -> list[Pa
             if target.is_dir():
                 shutil.rmtree(target)
             source.replace(target)
+        for out in spec.record_sha256:
+            record_sha256(raw_dir / out)
         print(f"verified and moved {len(spec.outputs)} output(s) into {raw_dir}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return [raw_dir / m for m in spec.member_sha256]
+    return [raw_dir / m for m in spec.member_checksums()]

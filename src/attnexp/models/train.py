@@ -314,16 +314,33 @@ def fit(
     return TrainResult(model, pd.DataFrame(history), best_epoch, test_metrics)
 
 
-def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tuple[str, torch.Tensor | None, bool]:
-    """(source recorded in the run config, initial embedding matrix or None, comparable) for `embeddings`
-    ({"source", "path", "missing"}, as `policy.embeddings` gives it); shared by the J&W and W&P runs."""
-    source, vectors = "random", None
-    if embeddings and embeddings.get("path"):
+def word_vectors(embeddings: dict | None, meta: dict, dim: int, seed: int) -> tuple[str, torch.Tensor | None, bool, dict | None]:
+    """(source recorded in the run config, initial embedding matrix or None, comparable, the `vectors` record) for
+    `embeddings` ({"source", "path", "missing"} and, for a packaged substitute, "packaged", as `policy.embeddings`
+    gives it); shared by the J&W and W&P runs.
+
+    The record names the vectors and gives their checksums (`attnexp.datasets.vectors.identify`); a run is comparable
+    only when its dataset is and, where the paper used pretrained vectors, the file is the paper's own: its SHA-1 is
+    the official one, whatever key or file name it was given under. A packaged substitute never is."""
+    source, vectors, record = "random", None, None
+    if embeddings and embeddings.get("packaged"):
+        from attnexp.data.embeddings import load_packaged_vectors
+
+        name = embeddings["packaged"]
+        matrix, found, record = load_packaged_vectors(name, meta["vocab"], dim, embeddings["missing"], seed)
+        source, vectors = name, torch.from_numpy(matrix)
+        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {name} ({record['package']})")
+    elif embeddings and embeddings.get("path"):
         from attnexp.data.embeddings import load_word_vectors
+        from attnexp.datasets.acquire import file_digests
+        from attnexp.datasets.vectors import identify
 
         key = f"data.embeddings.{embeddings['source']}"
         matrix, found = load_word_vectors(embeddings["path"], meta["vocab"], dim, embeddings["missing"], seed, key)
         source, vectors = f"{embeddings['source']}:{embeddings['path']}", torch.from_numpy(matrix)
-        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']}")
-    comparable = bool(meta["comparable"]) and (source != "random" or not (embeddings or {}).get("source"))
-    return source, vectors, comparable
+        record = identify(embeddings["source"], file_digests(embeddings["path"]), embeddings["path"])
+        verdict = "the paper's file" if record["official"] else "not the paper's file: comparable false"
+        print(f"embeddings: {found}/{len(meta['vocab'])} vocabulary words found in {embeddings['path']} ({verdict})")
+    paper_vectors = bool((embeddings or {}).get("source"))
+    comparable = bool(meta["comparable"]) and (not paper_vectors or bool(record and record["official"]))
+    return source, vectors, comparable, record

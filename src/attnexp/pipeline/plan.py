@@ -154,6 +154,17 @@ class Plan:
     def dataset_targets(self) -> list[str]:
         return [paths.preprocessed_files(d)["meta"] for d in self.datasets]
 
+    def vectors_inputs(self, dataset: str) -> dict[str, str]:
+        """{"vectors": the word-vector file} of a dataset's classifier runs (J&W and W&P), an input of their jobs so
+        that `official` in download mode runs its download rule first; {} for random init or a packaged substitute
+        (read from the installed package)."""
+        chosen = policy.embeddings(dataset, self.config["data"], self.basedir)
+        return {"vectors": chosen["path"]} if chosen and chosen["path"] else {}
+
+    def train_inputs(self, dataset: str) -> dict[str, str]:
+        """A J&W grid model's inputs: the preprocessed dataset and its word vectors (`vectors_inputs`)."""
+        return {**paths.preprocessed_files(dataset), **self.vectors_inputs(dataset)}
+
     # --- J&W ---
 
     def model_targets(self) -> list[str]:
@@ -289,8 +300,8 @@ class Plan:
         }
 
     def wp_train_inputs(self, dataset: str, variant: str) -> dict[str, str]:
-        """Preprocessed data, plus the donor run's stored attention for the frozen-guide MLPs."""
-        inputs = paths.preprocessed_files(dataset)
+        """Preprocessed data and its word vectors, plus the donor run's stored attention for the frozen-guide MLPs."""
+        inputs = {**paths.preprocessed_files(dataset), **self.vectors_inputs(dataset)}
         if variant == "mlp_base":
             donor = self.wp_run_files(dataset, "base")
         elif variant == "mlp_adv":
@@ -645,11 +656,14 @@ def _plan(config: dict, basedir: str) -> Plan:
     wp = wp_settings(config)
     az = available(config["az"]["datasets"], allow_empty=True) + (["linzen_agreement"] if config["az"]["linzen_path"] else [])
     hf = config["hf"]
+    grid = available(config["datasets"])
+    wp_datasets = available(list(wp.datasets)) if wp.datasets else []
+    policy.check_vectors(list(dict.fromkeys(grid + wp_datasets)), data, config["hyperparameters"], basedir)
     return Plan(
         config=config,
-        datasets=available(config["datasets"]),
+        datasets=grid,
         az_datasets=az,
-        wp_datasets=available(list(wp.datasets)) if wp.datasets else [],
+        wp_datasets=wp_datasets,
         hf_datasets=available(hf["datasets"]) if hf["datasets"] and hf["models"] else [],
         wp=wp,
         basedir=basedir,

@@ -24,9 +24,10 @@ def build_run_config(identity: Mapping, meta: Mapping, fit: FitSettings | None, 
 def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads: int = 1) -> dict:
     """Train one J&W grid cell and write its run files.
 
-    `settings.embeddings` ({"source", "path", "missing"}) names a pretrained word-vector file; without one the
-    embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used pretrained
-    vectors is flagged non-comparable.
+    `settings.embeddings` ({"source", "path", "missing"}, or "packaged") names pretrained word vectors; without them
+    the embedding rows are N(0, 1), recorded as `embeddings: random`, and a dataset whose paper setup used pretrained
+    vectors is flagged non-comparable. With them, `vectors` records their name and checksums, and the run is
+    comparable only when the file is the paper's own (`models.train.word_vectors`).
     """
     from attnexp.data.preprocess import read_preprocessed
     from attnexp.models.checkpoint import write_run
@@ -36,7 +37,7 @@ def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads
     set_threads(threads)
     s, sizes = settings, settings.hyperparameters
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
-    source, vectors, comparable = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
+    source, vectors, comparable, record = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
     model = model_from_options(meta, s.encoder, s.attention, sizes, s.model, s.seed, embeddings=vectors)
     print(
         f"training {s.dataset} {s.encoder}-{s.attention} seed {s.seed}: {sum(p.numel() for p in model.parameters())} parameters"
@@ -44,7 +45,14 @@ def run_train(*, inputs: Files, outputs: Files, settings: TrainSettings, threads
     result = fit(model, instances, resolved(s.fit))
     identity = {"dataset": s.dataset, "encoder": s.encoder, "attention": s.attention, "seed": s.seed}
     config = build_run_config(
-        identity, meta, s.fit, hyperparameters=sizes, model=s.model, embeddings=source, comparable=comparable
+        identity,
+        meta,
+        s.fit,
+        hyperparameters=sizes,
+        model=s.model,
+        embeddings=source,
+        vectors=record,
+        comparable=comparable,
     )
     write_run(outputs, result.model, result.history, config, {**result.test_metrics, **identity})
     print(f"test metrics: {result.test_metrics}")

@@ -30,8 +30,8 @@ def run_wp_train(*, inputs: Files, outputs: Files, settings: WPRunSettings, thre
             f"W&P runs are binary classification only; {s.dataset!r} is a {meta['task']} dataset: remove it from wp.datasets"
         )
     encoder, attention = VARIANTS[s.variant]
-    source, vectors, comparable = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
-    config = wp_run_config(s.dataset, s.variant, s.fit, sizes, s.wp, s.model, meta, (source, comparable))
+    source, vectors, comparable, record = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
+    config = wp_run_config(s.dataset, s.variant, s.fit, sizes, s.wp, s.model, meta, (source, comparable, record))
     trained = "uniform" if attention == "guide" else attention
     model = model_from_options(meta, encoder, trained, sizes, s.model, s.seed, vectors)
     if attention == "guide":
@@ -68,8 +68,8 @@ def run_wp_adversary(*, inputs: Files, outputs: Files, settings: WPRunSettings, 
         max_epochs=wp.adversary.max_epochs,
         patience=wp.adversary.patience,
     )
-    source, vectors, comparable = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
-    config = wp_run_config(s.dataset, ADVERSARY_VARIANT, s.fit, sizes, wp, s.model, meta, (source, comparable))
+    source, vectors, comparable, record = word_vectors(s.embeddings, meta, sizes["embedding_dim"], s.seed)
+    config = wp_run_config(s.dataset, ADVERSARY_VARIANT, s.fit, sizes, wp, s.model, meta, (source, comparable, record))
     config.update({"lambda": s.lam, "objective": {"max_epochs": objective.max_epochs, "patience": objective.patience}})
     model = model_from_options(meta, *VARIANTS["base"], sizes, s.model, s.seed, vectors)
     print(f"W&P adversary on {s.dataset}, seed {s.seed}, lambda {s.lam}")
@@ -211,12 +211,13 @@ def wp_run_config(
     settings: WPSettings,
     model_options: dict,
     meta: dict,
-    embeddings: tuple[str, bool | None] = ("random", None),
+    embeddings: tuple[str, bool | None, dict | None] = ("random", None, None),
 ) -> dict:
-    """A W&P run's config.yaml (`train.build_run_config`); `embeddings` = (source, comparable) from `word_vectors`."""
+    """A W&P run's config.yaml (`train.build_run_config`); `embeddings` = (source, comparable, the `vectors` record)
+    from `word_vectors`."""
     from attnexp.pipeline.train import build_run_config
 
-    source, comparable = embeddings
+    source, comparable, record = embeddings
     encoder, attention = VARIANTS.get(variant, VARIANTS["base"])
     identity = {"dataset": dataset, "variant": variant, "encoder": encoder, "attention": attention, "seed": fit.seed}
     return build_run_config(
@@ -227,6 +228,7 @@ def wp_run_config(
         hyperparameters=hyperparameters,
         model=model_options,
         embeddings=source,
+        vectors=record,
         comparable=bool(meta["comparable"]) if comparable is None else comparable,
         wp=settings.run_options(),
     )

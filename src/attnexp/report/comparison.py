@@ -8,8 +8,10 @@ Ours are gathered per seed from the same files the papers' tables are built from
 config.yaml, J&W kendall.parquet, W&P run metrics, A&Z per-run correlation summaries), then averaged over seeds
 with the percentile-bootstrap 95% interval of the J&W tables (`report.tables.seed_interval`). Each row that the
 papers printed and the grid ran gets: ours (mean, interval, number of seeds), the published value, the
-difference ours − published, and where the settings differ, why (random instead of pretrained word vectors, a
-fallback dataset, dev- instead of test-set model selection, several seeds instead of one run).
+difference ours − published, the word vectors the runs started from (`vectors`: random, the paper's file as its
+checksum says, or a substitute such as GloVe 6B 50-d), and where the settings differ, why (random or other instead
+of the paper's word vectors, another embedding width, a fallback dataset, dev- instead of test-set model selection,
+several seeds instead of one run).
 """
 
 from collections.abc import Mapping, Sequence
@@ -20,6 +22,8 @@ import pandas as pd
 import yaml
 
 from attnexp.datasets import DATASETS, get_dataset
+from attnexp.datasets.vectors import PAPER_VECTORS, RANDOM
+from attnexp.datasets.vectors import label as vectors_label
 from attnexp.io import read_csv, read_json, read_parquet
 from attnexp.report.jw.tables import kendall_per_seed, performance_metric
 from attnexp.report.published import PUBLISHED_VALUES, paper_dataset, published_rows
@@ -40,7 +44,7 @@ MEASURE_NAMES = {
     "spearman_grad": "ρ(relevance, input gradient)",
 }
 COLUMNS = [
-    *["paper", "table", "page", "source", "dataset", "paper_dataset", "model", "measure", "group", "statistic"],
+    *["paper", "table", "page", "source", "dataset", "paper_dataset", "model", "vectors", "measure", "group", "statistic"],
     *["n_seeds", "ours", "ci_low", "ci_high", "published", "difference", "reason"],
 ]
 CAPTION = (
@@ -82,9 +86,14 @@ def check_published(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _settings(config: Mapping, meta: Mapping) -> dict:
-    """What a run did that the reason column compares with the paper: word vectors, selection split, fallback note."""
+    """What a run did that the reason column compares with the paper: word vectors (`embeddings`, and `vectors`, their
+    label from the run's `vectors` record), embedding width, selection split, fallback note."""
+    embeddings = str(config.get("embeddings", RANDOM))
+    width = (config.get("hyperparameters") or {}).get("embedding_dim")
     return {
-        "embeddings": str(config.get("embeddings", "random")),
+        "embeddings": embeddings,
+        "vectors": vectors_label(config.get("vectors"), embeddings),
+        "width": "" if width is None else str(width),
         "selection": str((config.get("model_selection") or {}).get("split", "")),
         "fallback": "" if meta.get("comparable", True) else (meta.get("note") or "a substitute for the paper's data"),
     }
@@ -180,7 +189,9 @@ def az_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping] | None = N
                         "group": f"{s.method} L{int(s.layer)}",
                         "statistic": statistic,
                         "value": getattr(s, statistic),
-                        "embeddings": "random",
+                        "embeddings": RANDOM,
+                        "vectors": RANDOM,
+                        "width": "",
                         "selection": "",
                         "fallback": "" if meta.get("comparable", True) else (meta.get("note") or "a substitute"),
                     }
@@ -209,10 +220,14 @@ def reason(
     paper_model: str = "",
     measured_as: str = "",
     sample: str = "",
+    vectors: set[str] = frozenset(),
+    widths: set[str] = frozenset(),
+    paper_dataset: str = "",
 ) -> str:
     """Why our setting differs from the paper's, "" where it does not (as far as the run files tell): the reasons
     joined by REASON_SEPARATOR, which none of them contains (the results page numbers them one by one); `sample`:
-    "n of N" test instances analysed (`analyses.test_sample`)."""
+    "n of N" test instances analysed (`analyses.test_sample`); `vectors`: the runs' vector labels, `widths` their
+    embedding widths, compared with the paper's dataset (`paper_dataset`, default `dataset`)."""
     reasons = []
     if fallback:
         reasons.append(f"fallback dataset {dataset}: {fallback.replace(REASON_SEPARATOR, ', ')}")
@@ -220,9 +235,17 @@ def reason(
         reasons.append(f"model {model} instead of the paper's {paper_model}")
     if measured_as:
         reasons.append(GRADIENT_REASONS.get(measured_as, f"measured as {measured_as}"))
-    vectors = get_dataset(dataset).embeddings if dataset in DATASETS else None
-    if vectors and any(e == "random" or e.startswith("random") for e in embeddings):
-        reasons.append(f"random instead of pretrained embeddings (paper: {vectors})")
+    paper_vectors = get_dataset(dataset).embeddings if dataset in DATASETS else None
+    if paper_vectors and any(e == RANDOM or e.startswith(RANDOM) for e in embeddings):
+        reasons.append(f"random instead of pretrained embeddings (paper: {paper_vectors})")
+    other = sorted(v for v in vectors if v != RANDOM and not v.endswith("the paper's") and not v.endswith("not recorded)"))
+    if paper_vectors and other:
+        paper_label = PAPER_VECTORS[paper_vectors].label if paper_vectors in PAPER_VECTORS else paper_vectors
+        reasons.append(f"word vectors {' / '.join(other)} instead of the paper's {paper_label}")
+    paper_spec = DATASETS.get(paper_dataset or dataset)
+    changed = sorted(w for w in widths if w and paper_spec and w != str(paper_spec.embedding_dim))
+    if changed:
+        reasons.append(f"{'/'.join(changed)}-d word embeddings (paper: {paper_spec.embedding_dim})")
     chosen = PAPER_SELECTION.get(paper)
     others = sorted(s for s in selection if s and chosen and s != chosen)
     if others:
@@ -253,8 +276,12 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
     keys = [renamed.get(k, k) for k in KEYS]
     published = published.rename(columns={**renamed, "value": "published"})
     joined = per_seed.merge(published, on=keys, how="inner")
+    joined = joined.assign(  # the word vectors tell rows apart: a dataset's random and pretrained runs are not pooled
+        vectors=joined["vectors"].fillna(RANDOM) if "vectors" in joined else RANDOM,
+        width=joined["width"].fillna("") if "width" in joined else "",
+    )
     rows = []
-    for (dataset, model, *key), group in joined.groupby(["dataset", "model", *keys], sort=False, dropna=False):
+    for (dataset, model, vector, *key), group in joined.groupby(["dataset", "model", "vectors", *keys], sort=False, dropna=False):
         values = group["value"].astype(float).to_numpy()
         low, high = seed_interval(values, **(bootstrap_options or {}))
         first = group.iloc[0]
@@ -264,6 +291,7 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
                 **dict(zip(keys, key, strict=True)),
                 "dataset": dataset,
                 "model": model,
+                "vectors": vector,
                 "page": first["page"],
                 "source": first["source"],
                 "n_seeds": int(group["seed"].nunique()),
@@ -283,6 +311,9 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
                     first["paper_model"],
                     first["measured_as"],
                     first["sample"],
+                    {vector},
+                    set(group["width"]),
+                    first["paper_dataset"],
                 ),
             }
         )
@@ -295,7 +326,7 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
 
 def comparison_display(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """Markdown/LaTeX layout: one line per printed number, ours as "mean [low, high]" (n seeds)."""
-    columns = ["Paper", "Table", "Dataset", "Model", "Measure", "Group", "Ours", "Published", "Δ", "Settings differ"]
+    columns = ["Paper", "Table", "Dataset", "Model", "Measure", "Group", "Ours", "Published", "Δ", "Vectors", "Settings differ"]
     if table.empty:
         return pd.DataFrame(columns=columns)
 
@@ -319,6 +350,7 @@ def comparison_display(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
             "Ours": [ours(r) for r in table.itertuples()],
             "Published": table["published"].astype(float),
             "Δ": table["difference"].astype(float),
+            "Vectors": table["vectors"] if "vectors" in table else RANDOM,
             "Settings differ": table["reason"].where(table["reason"] != "", "–"),
         },
         columns=columns,

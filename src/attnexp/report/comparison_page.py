@@ -28,8 +28,9 @@ INTRO = (
     "Ours is the mean over seeds with its 95% percentile-bootstrap interval over seeds (none with one seed) and the "
     "number of seeds; Δ = ours − published. The published values (paper, table and page: "
     f"`src/attnexp/report/{PUBLISHED_VALUES}`) are here to be read, not matched: nothing in this project is tuned "
-    "towards them and no test asserts them. *Differs* numbers the ways our settings differ from the paper's; the "
-    "reasons are listed below the tables."
+    "towards them and no test asserts them. *Vectors* names the word vectors the runs started from: random N(0, 1) "
+    "rows, the paper's file (as its checksum says) or a substitute that is not the paper's. *Differs* numbers the ways "
+    "our settings differ from the paper's; the reasons are listed below the tables."
 )
 
 
@@ -71,7 +72,8 @@ def command(target: str, provenance: Provenance) -> str:
 def read_comparison(path: str | Path) -> pd.DataFrame:
     """The comparison CSV as written: text columns as str ("" where empty), the numbers as numbers (NaN where empty)."""
     table = read_csv(path, dtype=str, keep_default_na=False)
-    return table.assign(**{c: pd.to_numeric(table[c], errors="coerce") for c in NUMBERS})[COLUMNS]
+    table = table.assign(**{c: pd.to_numeric(table[c], errors="coerce") for c in NUMBERS})
+    return table.reindex(columns=COLUMNS, fill_value="")  # a table written before a column existed: it stays empty
 
 
 def row_reasons(table: pd.DataFrame) -> list[list[str]]:

@@ -3,6 +3,7 @@
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,8 @@ from attnexp.analyses.wp.seed_variance import attention_matrix, seed_variance
 from attnexp.analyses.wp.settings import VARIANTS, WPSettings
 from attnexp.config import PACKAGED_SCHEMA, ConfigError, validate_config
 from attnexp.data.batching import collate, sequential_batches
+from attnexp.datasets import vectors as known_vectors
+from attnexp.datasets.acquire import file_digest
 from attnexp.io import write_json, write_parquet
 from attnexp.models.train import Classification, build_model, fit
 from attnexp.paths import DONOR_FILES, RUN_FILES, in_folder
@@ -317,6 +320,9 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     vectors = tmp_path / "vectors.vec"
     words = [str(w) for w in range(5, 30, 2)]
     vectors.write_text("".join(f"{w} {' '.join(f'{x:.4f}' for x in rng.normal(size=8))}\n" for w in words))
+    # the file stands for the paper's: its SHA-1 is made the official one, so the runs are comparable
+    paper = replace(known_vectors.PAPER_VECTORS["fasttext_simple"], sha1=file_digest(vectors, "sha1"))
+    monkeypatch.setitem(known_vectors.PAPER_VECTORS, "fasttext_simple", paper)
     embeddings = {"source": "fasttext_simple", "path": str(vectors), "missing": "zero"}
     hyperparameters = {"epochs": 1, "batch_size": 32, "embedding_dim": 8, "hidden_size": 8}
     inputs = {"instances": data / "instances.parquet", "meta": data / "meta.json"}
@@ -341,6 +347,7 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     differing = {k for k in jw_config.keys() | wp_config.keys() if jw_config.get(k) != wp_config.get(k)}
     assert differing == {"model_selection", "variant", "wp"}
     assert wp_config["embeddings"] == f"fasttext_simple:{vectors}" and wp_config["comparable"] is True
+    assert wp_config["vectors"]["name"] == "fasttext-wiki-simple-300d" and wp_config["vectors"]["official"] is True
     assert wp_config["model_selection"] == {"split": settings.select_on, "first_epoch_eligible": True}
     assert (wp_config["encoder"], wp_config["attention"]) == ("lstm", "tanh")
     jw_state, wp_state = load_model(jw_out["model"]).state_dict(), load_model(wp_out["model"]).state_dict()
@@ -370,6 +377,7 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
     run_wp_train(inputs=inputs, outputs=missing, settings=no_vectors("uniform"))
     missing_config = yaml.safe_load(Path(missing["config"]).read_text())
     assert missing_config["embeddings"] == "random" and missing_config["comparable"] is False
+    assert missing_config["vectors"] is None
 
 
 @pytest.mark.parametrize("tvd_binary, factor", [("full", 1.0), ("half", 0.5)])
