@@ -35,7 +35,7 @@ def main() -> None:
     from attnexp.analyses.erasure.attention import first_flip, single_weight
     from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
     from attnexp.data.batching import collate
-    from attnexp.models.hf import wrap_pretrained
+    from attnexp.models.hf.loading import wrap_pretrained
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=100)

@@ -28,7 +28,7 @@ def main() -> None:
     from attnexp.analyses.az.flow import batch_flow, networkx_graph, scipy_flows
     from attnexp.analyses.az.rollout import head_average, residual_augment
     from attnexp.data.batching import collate
-    from attnexp.models.hf import wrap_pretrained
+    from attnexp.models.hf.loading import wrap_pretrained
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=12)

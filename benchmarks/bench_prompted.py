@@ -2,7 +2,7 @@
 operations the definitions require, the achieved rate beside the machine's measured matmul rate, and peak memory.
 
 The model is a `LlamaConfig` built at random (30 layers, width 576, 9 query heads over 3 key/value heads,
-intermediate 1536, vocabulary 49,152; `--layers` etc. change it), prompted through `attnexp.models.hf_prompted`
+intermediate 1536, vocabulary 49,152; `--layers` etc. change it), prompted through `attnexp.models.hf.prompted`
 with a template of `--prefix` + `--suffix` tokens and two verbalizer words. It reads `--sentences` random id
 sequences whose lengths follow SST's test split in sub-tokens (log-normal, mean ~23, as bench_hf_decode.py), in
 batches of `--batch-size`, and runs on each batch what the workflow's `hf_analyze` and `hf_az` jobs run: gradient,
@@ -57,8 +57,9 @@ def main() -> None:
     from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out, rows_per_chunk
     from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
     from attnexp.data.batching import collate
-    from attnexp.models.hf import HFConfig
-    from attnexp.models.hf_prompted import HFPrompted, Prompt
+    from attnexp.models.hf.classifier import HFConfig
+    from attnexp.models.hf.prompted import HFPrompted
+    from attnexp.models.hf.prompts import Prompt
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=100)

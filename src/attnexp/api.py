@@ -128,8 +128,8 @@ class HuggingFaceTokenizer:
 
     def encode(self, text: str, question: str | None = None) -> TokenizedText:
         """A pair is packed into one sequence ([CLS] text [SEP] question [SEP]; a decoder's tokenizer: between [BOS] and
-        [EOS]), as the `hf` family reads it (`attnexp.models.hf_runs.framed_ids`)."""
-        from attnexp.models.hf_runs import framed_ids
+        [EOS]), as the `hf` family reads it (`attnexp.models.hf.data.framed_ids`)."""
+        from attnexp.models.hf.data import framed_ids
 
         (ids,) = framed_ids(self.tokenizer, [self.joiner + text], None if question is None else [question], self.max_length)
         if len(ids) < 3:
@@ -156,19 +156,19 @@ def as_attention_model(
     """An `AttentionModel` as is; a Hugging Face sequence classifier (with its tokenizer, which the wrapper needs
     for sentence pairs) through `attnexp.models.hf.wrap_pretrained`; a Hugging Face causal or masked LM with a
     `prompt` (its {text}; a masked LM's {mask}) and a `verbalizer` (class name -> word, or the words in class order)
-    through `attnexp.models.hf_prompted.wrap_prompted`."""
+    through `attnexp.models.hf.prompted.wrap_prompted`."""
     if isinstance(model, AttentionModel):
         return model
     if hasattr(model, "config") and hasattr(model.config, "model_type"):
         try:
-            from attnexp.models.hf import wrap_pretrained
+            from attnexp.models.hf.loading import wrap_pretrained
         except ImportError as err:
             raise TypeError(
                 f"a Hugging Face {model.config.model_type} model needs the `hf` model family (attnexp.models.hf: {err})"
             ) from None
         raw = tokenizer.tokenizer if isinstance(tokenizer, HuggingFaceTokenizer) else tokenizer
         if prompt is not None or verbalizer is not None:
-            from attnexp.models.hf_prompted import wrap_prompted
+            from attnexp.models.hf.prompted import wrap_prompted
 
             if prompt is None or verbalizer is None:
                 raise ValueError("a prompted LM needs both `prompt` (with {text}) and `verbalizer` (a word per class)")
@@ -518,7 +518,7 @@ def explain(
     IG explain p(positive) whatever the target (J&W's convention; the other class's only flips the sign, which
     the absolute value drops); attention, LOO, permutations and the adversary do not depend on a class.
     A prompted LM (a Hugging Face causal LM, or a masked LM, with `prompt` and `verbalizer`; or one `load_run` or
-    `attnexp.models.hf_prompted.wrap_prompted` gives) is explained at the prompt's last token (a masked LM: its mask)
+    `attnexp.models.hf.prompted.wrap_prompted` gives) is explained at the prompt's last token (a masked LM: its mask)
     over the text's tokens alone; the template's tokens are never ranked. `verbalizer` as a mapping names the classes.
     `settings` / `az_settings` default to the schema's defaults. A Hugging Face model gets no adversarial
     attention (its heads share no single attention vector). Erasure (`with_erasure`): Serrano & Smith's
@@ -537,7 +537,7 @@ def explain(
         raise ValueError(f"{len(targets)} targets for {len(texts)} texts")
     model, tokenizer = as_attention_model(model, tokenizer, prompt, verbalizer), as_tokenizer(tokenizer)
     if getattr(model.config, "prompt", None) and isinstance(tokenizer, HuggingFaceTokenizer):
-        from attnexp.models.hf_prompted import text_joiner
+        from attnexp.models.hf.prompts import text_joiner
 
         tokenizer = HuggingFaceTokenizer(tokenizer.tokenizer, tokenizer.max_length, text_joiner(model.config.prompt))
     if classes is None and isinstance(verbalizer, Mapping):

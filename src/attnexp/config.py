@@ -432,6 +432,6 @@ def _hf_problems(config: dict) -> list[str]:
         datasets &= set(config.get("datasets") or [])
     if not datasets:
         return []
-    from attnexp.models.hf_checkpoints import checkpoint_problems  # torch-free: runs at parse time
+    from attnexp.models.hf.checkpoints import checkpoint_problems  # torch-free: runs at parse time
 
     return [f"config key '{p.split(': ', 1)[0]}': {p.split(': ', 1)[1]}" for p in checkpoint_problems(config)]

@@ -19,7 +19,7 @@ TEXTS = ["a good film", "the plot was very boring and dull but the acting is fin
 @pytest.fixture(scope="module", params=["bert", "distilbert"])
 def tiny(request, tmp_path_factory):
     """(checkpoint directory, wrapped model, a padded batch of TEXTS)."""
-    from attnexp.models.hf import load_pretrained
+    from attnexp.models.hf.loading import load_pretrained
 
     folder = tiny_checkpoint(tmp_path_factory.mktemp(request.param), request.param, seed=3)
     model = load_pretrained(str(folder), task="bc", n_classes=2)
@@ -79,7 +79,7 @@ def test_decoding_from_the_last_layer_gives_the_logits_of_the_full_rerun(kind, t
     and the head alone, from the states `encode` kept; the same logits as re-running every layer, to float rounding,
     for the identity and a random permutation and an erasure step, on a padded batch (3 lengths, 3 layers deep)."""
     from attnexp.analyses.jw.permutation import identity_permutations, sample_permutations
-    from attnexp.models.hf import load_pretrained
+    from attnexp.models.hf.loading import load_pretrained
 
     folder = tiny_checkpoint(tmp_path, kind, seed=5)
     model = load_pretrained(str(folder), task="bc", n_classes=2)
@@ -115,8 +115,8 @@ def test_a_decoder_classifier_is_explained_at_its_last_token(kind, tmp_path):
     from transformers import AutoModelForSequenceClassification
 
     from attnexp.analyses.jw.permutation import identity_permutations, sample_permutations
-    from attnexp.models.hf import load_pretrained
-    from attnexp.models.hf_runs import framed_ids
+    from attnexp.models.hf.data import framed_ids
+    from attnexp.models.hf.loading import load_pretrained
 
     folder = tiny_checkpoint(tmp_path, kind, seed=4)
     model = load_pretrained(str(folder), task="bc", n_classes=2)
@@ -152,7 +152,7 @@ def test_a_decoder_classifier_is_explained_at_its_last_token(kind, tmp_path):
 
 def test_saved_models_load_with_their_tokenizer(tiny, tmp_path):
     from attnexp.models.checkpoint import load_model
-    from attnexp.models.hf import save_hf_model
+    from attnexp.models.hf.loading import save_hf_model
 
     folder, model, batch = tiny
     for finetuned in (True, False):
@@ -165,7 +165,7 @@ def test_saved_models_load_with_their_tokenizer(tiny, tmp_path):
 
 
 def test_grid_instances_tokenized_with_pairs_packed(tiny):
-    from attnexp.models.hf_runs import hf_instances
+    from attnexp.models.hf.data import hf_instances
 
     _, model, _ = tiny
     grid = pd.DataFrame(
@@ -239,8 +239,8 @@ def test_a_decoder_s_relevance_is_read_from_its_last_token_with_the_sink_mass_be
     """Issue 36: A&Z's raw, rollout and flow of a decoder come from q (its last token) and are causal, and the share
     of each row on the specials ([BOS] and the closing [EOS] it reads) is written beside them, per layer."""
     from attnexp.analyses.az.run import relevance_and_importance
-    from attnexp.models.hf import load_pretrained
-    from attnexp.models.hf_runs import framed_ids
+    from attnexp.models.hf.data import framed_ids
+    from attnexp.models.hf.loading import load_pretrained
 
     model = load_pretrained(str(tiny_checkpoint(tmp_path, "llama", seed=6)), task="bc", n_classes=2)
     ids = framed_ids(model.tokenizer, TEXTS, None, 32)
@@ -316,8 +316,8 @@ def test_a_llama_written_to_gguf_loads_through_gguf_file_with_the_logits_it_came
     tokenizer, config record and saved checkpoint follow the file."""
     from transformers import AutoModelForCausalLM, GgufConfig, LlamaForCausalLM
 
-    from attnexp.models.hf import checkpoint_dict, from_checkpoint, load_pretrained
-    from attnexp.models.hf_runs import load_tokenizer
+    from attnexp.models.hf.data import load_tokenizer
+    from attnexp.models.hf.loading import checkpoint_dict, from_checkpoint, load_pretrained
 
     source = tiny_checkpoint(tmp_path / "hf", "llama", seed=3)
     torch.manual_seed(0)  # the causal LM's output layer (the checkpoint is a classifier)
@@ -367,7 +367,7 @@ def test_a_llama_written_to_gguf_loads_through_gguf_file_with_the_logits_it_came
 
 def framed_ids_of(tokenizer, texts, pad: bool = True) -> list[list[int]]:
     """The texts' ids as the decoder runs read them (`framed_ids`); `pad`: right-padded with -1 to one length."""
-    from attnexp.models.hf_runs import framed_ids
+    from attnexp.models.hf.data import framed_ids
 
     ids = framed_ids(tokenizer, texts, None, 32)
     width = max(map(len, ids))

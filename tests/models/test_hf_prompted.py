@@ -8,7 +8,7 @@ import torch
 
 from attnexp.data.batching import Batch, pad_sequences
 from attnexp.errors import ConfigError
-from attnexp.models.hf_runs import framed_ids
+from attnexp.models.hf.data import framed_ids
 from tests.hf_fixtures import tiny_lm_checkpoint
 
 pytest.importorskip("transformers")
@@ -24,7 +24,7 @@ WORDS = ["bad", "good"]
 
 @pytest.fixture(scope="module", params=list(CASES))
 def prompted(request, tmp_path_factory):
-    from attnexp.models.hf_prompted import load_prompted
+    from attnexp.models.hf.prompted import load_prompted
 
     kind, template = CASES[request.param]
     folder = tiny_lm_checkpoint(tmp_path_factory.mktemp(request.param), request.param)
@@ -159,7 +159,7 @@ def test_az_relevance_is_read_at_the_text_with_the_sink_at_position_0(prompted):
 
 
 def test_config_problems_are_named_with_their_key(tmp_path):
-    from attnexp.models.hf_checkpoints import kind_problems
+    from attnexp.models.hf.checkpoints import kind_problems
 
     folder = tiny_lm_checkpoint(tmp_path / "gpt2", "gpt2")
     base = {"checkpoint": str(folder), "kind": "prompted", "prompt": "{text} . it was", "verbalizer": {"0": "bad", "1": "good"}}
@@ -174,7 +174,7 @@ def test_config_problems_are_named_with_their_key(tmp_path):
 
 
 def test_a_saved_prompted_model_reloads_from_its_source(prompted, tmp_path):
-    from attnexp.models.hf import from_checkpoint, save_hf_model
+    from attnexp.models.hf.loading import from_checkpoint, save_hf_model
 
     model, _ = prompted
     save_hf_model(model, tmp_path / "model.pt", finetuned=False)
@@ -186,7 +186,7 @@ def test_a_saved_prompted_model_reloads_from_its_source(prompted, tmp_path):
 
 
 def test_a_verbalizer_for_other_classes_is_refused():
-    from attnexp.models.hf_runs import verbalizer_words
+    from attnexp.models.hf.data import verbalizer_words
 
     assert verbalizer_words({"neg": "bad", "pos": "good"}, ["neg", "pos"], "hf.models.x") == ["bad", "good"]
     with pytest.raises(ConfigError, match="no word for 'pos'"):

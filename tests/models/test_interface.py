@@ -92,7 +92,7 @@ def _guided(meta, batch) -> GuidedClassifier:
 @pytest.fixture(scope="module")
 def hf_model(tmp_path_factory):
     """A tiny random DistilBERT classifier through the wrapper, and a batch of its own token ids."""
-    from attnexp.models.hf import load_pretrained
+    from attnexp.models.hf.loading import load_pretrained
     from tests.hf_fixtures import tiny_checkpoint
 
     folder = tiny_checkpoint(tmp_path_factory.mktemp("hf"), "distilbert", seed=3)
@@ -164,7 +164,8 @@ def test_which_families_override_which_capability(family):
         "guided": {"checkpoint_kind"},
         "transformer": {"checkpoint_kind", "input_lengths", "logits", "decode_erased"},
         "transformer-tiedcls": {"checkpoint_kind", "input_lengths", "logits", "decode_erased"},
-        "hf": {"checkpoint_kind", "decode_permuted", "decode_erased", "blank_id", "tokenizer"},  # masked keys, every head
+        # masked keys and permutations of every head; logits in one pass without maps
+        "hf": {"checkpoint_kind", "decode_permuted", "decode_erased", "blank_id", "tokenizer", "logits"},
     }
     assert own == expected[name]
     if name.startswith("transformer"):

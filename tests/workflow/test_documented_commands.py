@@ -161,7 +161,7 @@ def _unavailable(tokens: list[str]) -> str | None:
         return "installs from the package index"
     if "config/hf_distilbert_sst2.yaml" in tokens and not any(t.endswith("my-checkpoint.yaml") for t in tokens):
         from attnexp.config import load_config_file, validate_config
-        from attnexp.models.hf_checkpoints import checkpoint_problems
+        from attnexp.models.hf.checkpoints import checkpoint_problems
 
         config = _merged(load_config_file(REPO / "config/config.yaml"), load_config_file(REPO / "config/hf_distilbert_sst2.yaml"))
         try:

@@ -94,7 +94,7 @@ def load_model(path, device: str = "cpu") -> AttentionModel:
     checkpoint = read_checkpoint(path)
     kind = checkpoint_kind(checkpoint)
     if kind == "hf":  # a Hugging Face model (models.hf; imports transformers only here)
-        from attnexp.models.hf import from_checkpoint
+        from attnexp.models.hf.loading import from_checkpoint
 
         return from_checkpoint(checkpoint).to(device)
     if kind not in KINDS:

@@ -62,7 +62,7 @@ class HFSettings:
     name: str
     checkpoint: str
     gguf_file: str | None  # weights, config and tokenizer from this GGUF file of `checkpoint` (dequantized to float32)
-    kind: str  # classifier, prompted or masked_lm (models.hf_prompted)
+    kind: str  # classifier, prompted or masked_lm (models.hf.prompted)
     prompt: str | None  # the template of the prompted kinds
     verbalizer: dict | None  # class name -> word
     few_shot: tuple  # (text, class name) examples of the prompted kinds

@@ -10,7 +10,7 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
     """The dataset tokenized for one Hugging Face model (`outputs`: instances, meta): the instances and splits of
     the preprocessed grid dataset, their text read again from the raw files (`inputs`: `raw_{role}`)."""
     from attnexp.data.preprocess import read_preprocessed, write_preprocessed
-    from attnexp.models.hf_runs import hf_instances, load_tokenizer, raw_texts, verbalizer_words
+    from attnexp.models.hf.data import hf_instances, load_tokenizer, raw_texts, verbalizer_words
 
     hf, raw = settings.hf, {key.removeprefix("raw_"): path for key, path in inputs.items() if key.startswith("raw_")}
     instances, meta = read_preprocessed(inputs["instances"], inputs["meta"])
@@ -23,7 +23,7 @@ def run_hf_tokenize(*, inputs: Files, outputs: Files, settings: HFRunSettings, t
             "pairs (a premise and hypothesis, or a passage and question): run it on a one-text dataset"
         )
     if hf.kind != "classifier":  # a prompted LM: its verbalizer fits the classes; the text follows the template's space
-        from attnexp.models.hf_prompted import text_joiner, verbalizer_problem
+        from attnexp.models.hf.prompts import text_joiner, verbalizer_problem
 
         words = verbalizer_words(hf.verbalizer, meta["classes"], f"hf.models.{hf.name}")
         problem = verbalizer_problem(tokenizer, dict(zip(meta["classes"], words, strict=True)))
@@ -50,7 +50,7 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
     from attnexp.data.preprocess import read_preprocessed, split_frame
     from attnexp.models.checkpoint import write_run
     from attnexp.models.device import set_threads
-    from attnexp.models.hf import describe, load_pretrained, save_hf_model
+    from attnexp.models.hf.loading import describe, load_pretrained, save_hf_model
     from attnexp.models.metrics import classification_metrics
     from attnexp.models.names import HF_ENCODER
     from attnexp.models.train import fit, predict_distribution
@@ -71,8 +71,8 @@ def run_hf_model(*, inputs: Files, outputs: Files, settings: HFRunSettings, thre
             seed=seed,
         )
     else:  # an LM with a prompt and a verbalizer, used as given
-        from attnexp.models.hf_prompted import load_prompted
-        from attnexp.models.hf_runs import verbalizer_words
+        from attnexp.models.hf.data import verbalizer_words
+        from attnexp.models.hf.prompted import load_prompted
 
         classes = {c: w for c, w in zip(meta["classes"], verbalizer_words(hf.verbalizer, meta["classes"], hf.name), strict=True)}
         model = load_prompted(

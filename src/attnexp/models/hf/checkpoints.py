@@ -154,27 +154,6 @@ def checkpoint_problems(config: Mapping) -> list[str]:
     return problems
 
 
-def template_problem(kind: str, template: str | None, verbalizer: Mapping | None) -> str | None:
-    """What is wrong with a prompted model's template and verbalizer, with the fix; None if nothing."""
-    if kind == "classifier":
-        return None
-    if not template or "{text}" not in template:
-        return "needs {text} where the input goes (e.g. prompt: '{text} It was')"
-    if template.count("{text}") > 1:
-        return "has {text} more than once; use it once"
-    if kind == "masked_lm" and template.count("{mask}") != 1:
-        return "a masked_lm's prompt needs {mask} once, where the class word is read (e.g. '{text} It was {mask}.')"
-    if kind == "prompted" and "{mask}" in template:
-        return "a prompted (causal) LM reads the class word after the prompt's last token: remove {mask} from the prompt"
-    if kind == "masked_lm" and template.index("{mask}") < template.index("{text}"):
-        return "{mask} must come after {text} in the prompt"
-    if kind == "prompted" and not template.split("{text}", 1)[1].strip():
-        return "needs text after {text}: a prompted LM is explained at the prompt's last token (e.g. '{text} It was')"
-    if not verbalizer or len(verbalizer) < 2:
-        return "verbalizer: needs a word for each class (at least two), e.g. {negative: bad, positive: good}"
-    return None
-
-
 def kind_problems(model: Mapping) -> list[tuple[str, str]]:
     """(key, problem) of one `hf.models` entry's kind: its prompt and verbalizer, fine-tuning, and where the checkpoint is
     a local directory and transformers is installed, whether its architecture serves the kind and whether two classes'
@@ -182,6 +161,8 @@ def kind_problems(model: Mapping) -> list[tuple[str, str]]:
     kind = model.get("kind", "classifier")
     if kind == "classifier":
         return []
+    from attnexp.models.hf.prompts import template_problem
+
     problem = template_problem(kind, model.get("prompt"), model.get("verbalizer"))
     if problem:
         return [("verbalizer" if problem.startswith("verbalizer") else "prompt", problem.removeprefix("verbalizer: "))]
@@ -193,7 +174,8 @@ def kind_problems(model: Mapping) -> list[tuple[str, str]]:
     try:
         from transformers import AutoTokenizer
 
-        from attnexp.models.hf_prompted import architecture_problem, verbalizer_problem
+        from attnexp.models.hf.architectures import architecture_problem
+        from attnexp.models.hf.prompts import verbalizer_problem
     except ImportError:  # a plain Snakemake environment: the hf_tokenize job checks them
         return []
     problem = architecture_problem(kind, json.loads((folder / "config.json").read_text()).get("model_type", "?"))

@@ -19,7 +19,7 @@ def load_tokenizer(checkpoint: str, allow_download: bool = False, gguf_file: str
     """The checkpoint's tokenizer; with `gguf_file`, the one that GGUF file of the checkpoint describes."""
     from transformers import AutoTokenizer
 
-    from attnexp.models.hf_checkpoints import checkpoint_problem
+    from attnexp.models.hf.checkpoints import checkpoint_problem
 
     problem = checkpoint_problem(checkpoint, allow_download, gguf_file)
     if problem:

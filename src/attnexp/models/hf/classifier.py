@@ -26,10 +26,8 @@ DistilBERT, RoBERTa, ...). J&W's adversarial attention needs one attention vecto
 model's; the per-head rescaling is not that, so the workflow runs the adversary only on our own models.
 """
 
-import tempfile
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import torch
 from torch import nn
@@ -37,50 +35,11 @@ from torch import nn
 from attnexp.data.batching import Batch
 from attnexp.errors import ConfigError
 from attnexp.models.head import ClassifierHead, Encoded, Output
-from attnexp.models.hf_checkpoints import checkpoint_problem
+from attnexp.models.hf.architectures import FED_STRAIGHT
+from attnexp.models.hf.attention import _RECORDER, ATTENTION_IMPLEMENTATION, _register
 from attnexp.models.names import HF_ENCODER
 
-ATTENTION_IMPLEMENTATION = "attnexp_eager"
 MAX_DECODE_ROWS = 256  # sequences per forward pass when decoding many candidate attentions
-
-
-def _attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """Eager scaled dot-product attention, per query head: grouped-query attention (fewer key/value heads) repeats
-    each key/value head for its query heads first, as the models' own eager attention does. A module with
-    `_attnexp_cls_rows` [B, H, L] set gets them as its rows at the explained positions `_attnexp_query` [B] ([CLS]:
-    0; a decoder: its last token); the recorder notes the modules in call order."""
-    groups = query.shape[1] // key.shape[1]
-    if groups > 1:
-        key, value = key.repeat_interleave(groups, dim=1), value.repeat_interleave(groups, dim=1)
-    scaling = query.size(-1) ** -0.5 if scaling is None else scaling
-    weights = torch.matmul(query, key.transpose(2, 3)) * scaling
-    if attention_mask is not None:
-        if attention_mask.dtype == torch.bool:
-            weights = weights.masked_fill(~attention_mask, torch.finfo(weights.dtype).min)
-        else:
-            weights = weights + attention_mask[..., : key.shape[-2]]
-    weights = torch.softmax(weights, dim=-1)
-    rows = getattr(module, "_attnexp_cls_rows", None)
-    if rows is not None:
-        at = module._attnexp_query[:, None, None, None].expand(-1, weights.shape[1], 1, weights.shape[-1])
-        weights = weights.scatter(2, at, rows[:, :, None, :].to(weights.dtype))
-    seen = _RECORDER.get("seen")
-    if seen is not None:
-        seen.append(module)
-    weights_out = weights
-    weights = nn.functional.dropout(weights, p=dropout, training=module.training)
-    return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights_out
-
-
-_RECORDER: dict = {}
-
-
-def _register() -> None:
-    from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, eager_mask
-
-    AttentionInterface.register(ATTENTION_IMPLEMENTATION, _attention)
-    AttentionMaskInterface.register(ATTENTION_IMPLEMENTATION, eager_mask)
 
 
 @dataclass(frozen=True)
@@ -101,7 +60,7 @@ class HFConfig:
     attention: str = "self"
     hf_config: dict = field(default_factory=dict)  # the transformers config (to rebuild fine-tuned weights)
     gguf_file: str | None = None  # the GGUF file of `checkpoint` the weights were read from (dequantized to float32)
-    kind: str = "classifier"  # or "prompted" / "masked_lm": an LM with `prompt` and `verbalizer` (models.hf_prompted)
+    kind: str = "classifier"  # or "prompted" / "masked_lm": an LM with `prompt` and `verbalizer` (models.hf.prompted)
     prompt: str | None = None  # the template, with {text} (and {mask} for a masked LM)
     verbalizer: tuple = ()  # the class words, in class order
     few_shot: tuple = ()  # (text, word) examples prepended to the prompt
@@ -195,7 +154,7 @@ class HFClassifier(ClassifierHead):
         return lengths - 1 if self.config.causal else torch.zeros_like(lengths)
 
     # --- the model's frame: the sequence it reads, against the batch's ([CLS]/[BOS] text [SEP]/[EOS]) ---
-    # A classifier reads the batch as it is; a prompted LM (`models.hf_prompted`) reads the text inside its prompt,
+    # A classifier reads the batch as it is; a prompted LM (`models.hf.prompted`) reads the text inside its prompt,
     # so its maps, rows and q live in the prompt's positions and these map them to the batch's and back.
 
     def _framed(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
@@ -241,9 +200,7 @@ class HFClassifier(ClassifierHead):
         finally:
             handle.remove()
 
-    def _run(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool, fed=None
-    ):
+    def _run(self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool, fed=None):
         positions = torch.arange(tokens.shape[1], device=tokens.device)
         mask = (positions[None, :] < lengths[:, None]).long()
         types = self._token_types(tokens)
@@ -412,32 +369,6 @@ class HFClassifier(ClassifierHead):
         return self.parameter_groups()["decoder"]
 
 
-# Model types whose fed module's output (`HFClassifier.embeddings`) enters the layer stack as it is, so that a pass
-# fed the last layer's input through it runs that layer alone (BERT-family: the embeddings module; Llama-family:
-# embed_tokens, with rotary positions inside the layers). Others (GPT-2 adds its position embeddings after `wte`)
-# decode by rerunning every layer.
-FED_STRAIGHT = frozenset({"bert", "distilbert", "roberta", "xlm-roberta", "llama", "mistral", "qwen2", "qwen3"})
-
-
-def is_decoder_only(hf_config) -> bool:
-    """Whether a transformers config is a decoder-only LM's (GPT-2, Llama, Qwen, ...): a causal LM type that is not
-    also a masked LM (BERT and RoBERTa are both)."""
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
-
-    kind = hf_config.model_type
-    return kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
-
-
-def with_padding(model: nn.Module, tokenizer) -> None:
-    """A decoder's tokenizer without a pad token gets its EOS as pad, and the model's config the same id (its own
-    pooling needs one for batches; our logits are read at q whatever it is)."""
-    if tokenizer is not None and getattr(tokenizer, "pad_token", None) is None and tokenizer.eos_token is not None:
-        tokenizer.pad_token = tokenizer.eos_token
-    if getattr(model.config, "pad_token_id", None) is None:
-        pad = getattr(tokenizer, "pad_token_id", None) if tokenizer is not None else None
-        model.config.pad_token_id = pad if pad is not None else getattr(model.config, "eos_token_id", 0)
-
-
 def _layer_stack(base: nn.Module, n_layers: int) -> tuple[nn.Module, str, nn.ModuleList] | None:
     """Where the base model keeps its `n_layers` transformer layers (BERT, RoBERTa: encoder.layer; DistilBERT:
     transformer.layer): (parent module, attribute name, the ModuleList); None if no such list is found."""
@@ -454,147 +385,3 @@ def _blank_id(tokenizer, hf_config) -> int:
         if value is not None:
             return int(value)
     return int(getattr(hf_config, "pad_token_id", 0) or 0)
-
-
-# --- loading and saving (what a checkpoint needs: models.hf_checkpoints, import-light for config validation) ---
-
-
-def load_pretrained(
-    checkpoint: str,
-    *,
-    task: str,
-    n_classes: int,
-    allow_download: bool = False,
-    finetune: bool = False,
-    seed: int | None = None,
-    gguf_file: str | None = None,
-) -> HFClassifier:
-    """The checkpoint (a name or directory) with its tokenizer. `finetune`: a fresh classifier head when the
-    checkpoint's label count does not fit the dataset (a base model); otherwise the labels must fit. `gguf_file`: the
-    weights, config and tokenizer from that GGUF file of the checkpoint (transformers' `gguf_file=`), dequantized to
-    float32; a GGUF file holds no classifier head, so the head is a new one (seeded by `seed`)."""
-    from dataclasses import replace
-
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, GgufConfig
-
-    problem = checkpoint_problem(checkpoint, allow_download, gguf_file)
-    if problem:
-        raise ConfigError(problem)
-    local = not allow_download
-    gguf = {} if gguf_file is None else {"gguf_file": gguf_file}
-    tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=local, **gguf)
-    hf_config = AutoConfig.from_pretrained(checkpoint, local_files_only=local, **gguf)
-    labels = 2 if task == "bc" else n_classes
-    options = {}
-    if finetune and hf_config.num_labels != labels and not (task == "bc" and hf_config.num_labels == 1):
-        options = {"num_labels": labels, "ignore_mismatched_sizes": True}
-    else:
-        _check_task(task, hf_config.num_labels, n_classes, f"hf checkpoint {checkpoint!r}")
-    if seed is not None:
-        torch.manual_seed(seed)  # a new classifier head's initial weights
-    if gguf_file is not None:  # every weight unpacked into a plain float32 model, whatever the file's types
-        options |= {**gguf, "dtype": torch.float32, "quantization_config": GgufConfig(dequantize=True)}
-    model = AutoModelForSequenceClassification.from_pretrained(checkpoint, local_files_only=local, **options)
-    wrapped = wrap_pretrained(model, tokenizer, task=task, checkpoint=checkpoint)
-    wrapped.config = replace(wrapped.config, gguf_file=gguf_file)
-    return wrapped
-
-
-def _architecture(hf) -> tuple[int, int, int]:
-    layers = getattr(hf, "num_hidden_layers", None) or getattr(hf, "n_layers", None) or hf.n_layer
-    heads = getattr(hf, "num_attention_heads", None) or getattr(hf, "n_heads", None) or hf.n_head
-    width = getattr(hf, "hidden_size", None) or getattr(hf, "dim", None) or hf.n_embd
-    return int(layers), int(heads), int(width)
-
-
-def wrap_pretrained(model: nn.Module, tokenizer=None, task: str | None = None, checkpoint: str = "") -> HFClassifier:
-    """An in-memory `transformers` sequence classifier as an `AttentionModel` (eval mode).
-
-    `task=None`: "bc" for a model with 1 or 2 labels, otherwise "nli" (C classes, softmax); a QA model
-    gives "qa" explicitly.
-    """
-    hf = model.config
-    task = task or ("bc" if hf.num_labels in (1, 2) else "nli")
-    n_classes = 2 if task == "bc" else hf.num_labels
-    _check_task(task, hf.num_labels, n_classes, type(model).__name__)
-    layers, heads, width = _architecture(hf)
-    causal = is_decoder_only(hf)
-    if causal:
-        with_padding(model, tokenizer)
-    config = HFConfig(
-        checkpoint=str(checkpoint or getattr(hf, "_name_or_path", "")),
-        task=task,
-        n_classes=n_classes,
-        n_layers=layers,
-        n_heads=heads,
-        width=width,
-        vocab_size=int(hf.vocab_size),
-        model_type=hf.model_type,
-        causal=causal,
-        hf_config=hf.to_dict(),
-    )
-    return HFClassifier(model, config, tokenizer).eval()
-
-
-def tokenizer_files(tokenizer) -> dict[str, bytes]:
-    """The tokenizer as its save_pretrained files, so a checkpoint carries it."""
-    with tempfile.TemporaryDirectory() as folder:
-        tokenizer.save_pretrained(folder)
-        return {p.name: p.read_bytes() for p in sorted(Path(folder).iterdir()) if p.is_file()}
-
-
-def checkpoint_dict(model: HFClassifier, finetuned: bool, extra: dict | None = None) -> dict:
-    """What `save_hf_model` writes: the config, the tokenizer's files and, for fine-tuned models, the weights
-    (a model used as given is reloaded from its checkpoint)."""
-    config = {**asdict(model.config), "finetuned": finetuned}
-    weights = model.model.state_dict() if finetuned else None
-    tokenizer = tokenizer_files(model.tokenizer) if model.tokenizer is not None else {}
-    return {"kind": model.checkpoint_kind, "config": config, "state_dict": weights, "tokenizer": tokenizer, "extra": extra or {}}
-
-
-def save_hf_model(model: HFClassifier, path, finetuned: bool, extra: dict | None = None) -> None:
-    from attnexp.io import to_bytes, write_bytes
-
-    # through a buffer (no temporary file name inside the archive), with a sha256 sidecar
-    write_bytes(path, to_bytes(torch.save, checkpoint_dict(model, finetuned, extra)), checksum=True)
-
-
-def from_checkpoint(checkpoint: dict) -> HFClassifier:
-    """Rebuild a saved HF model: fine-tuned weights from the file, a model used as given from its source (its GGUF
-    file where it was read from one)."""
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, GgufConfig
-
-    config = HFConfig(**checkpoint["config"])
-    if config.kind != "classifier":
-        from attnexp.models.hf_prompted import reload_prompted
-
-        return reload_prompted(config)
-    tokenizer = None
-    if checkpoint.get("tokenizer"):
-        with tempfile.TemporaryDirectory() as folder:
-            for name, data in checkpoint["tokenizer"].items():
-                (Path(folder) / name).write_bytes(data)
-            tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    if checkpoint.get("state_dict") is not None:
-        hf_config = dict(config.hf_config)
-        hf_config.pop("_attn_implementation_autoset", None)
-        hf_config.pop("quantization_config", None)  # a GGUF-read model's: its weights here are plain float32
-        built = AutoConfig.for_model(hf_config.pop("model_type"), **hf_config)
-        model = AutoModelForSequenceClassification.from_config(built)
-        model.load_state_dict(checkpoint["state_dict"])
-    else:
-        problem = checkpoint_problem(config.checkpoint, gguf_file=config.gguf_file)
-        if problem:
-            raise FileNotFoundError(problem)
-        gguf = {}
-        if config.gguf_file is not None:
-            gguf = {"gguf_file": config.gguf_file, "dtype": torch.float32, "quantization_config": GgufConfig(dequantize=True)}
-        model = AutoModelForSequenceClassification.from_pretrained(config.checkpoint, local_files_only=True, **gguf)
-    if config.causal:
-        with_padding(model, tokenizer)
-    return HFClassifier(model.eval(), config, tokenizer).eval()
-
-
-def describe(model: HFClassifier) -> str:
-    c = model.config
-    return f"{c.model_type} {c.checkpoint!r}: {c.n_layers} layers x {c.n_heads} heads, width {c.width}, task {c.task}"

@@ -13,104 +13,15 @@ gradients at the token embeddings) is `HFClassifier`'s.
 """
 
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import torch
 
 from attnexp.data.batching import Batch
 from attnexp.errors import ConfigError
-from attnexp.models.hf import HFClassifier
-from attnexp.models.hf_checkpoints import template_problem
-
-KINDS = ("classifier", "prompted", "masked_lm")
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A template split around its text: `prefix` and `suffix` token ids (the specials included), the explained
-    position's place in the suffix (`query`: an index into it), the verbalizer's first sub-token per class."""
-
-    prefix: tuple[int, ...]
-    suffix: tuple[int, ...]
-    query: int
-    classes: tuple[int, ...]
-
-
-def _pieces(tokenizer, text: str) -> list[int]:
-    return list(map(int, tokenizer(text, add_special_tokens=False)["input_ids"])) if text else []
-
-
-def text_joiner(template: str) -> str:
-    """The whitespace right before `{text}` in the template: it is tokenized with the text, as it would be in the
-    filled prompt (byte-level BPE spells " good" and "good" differently)."""
-    before = template.split("{text}", 1)[0]
-    return before[len(before.rstrip()) :]
-
-
-def first_pieces(tokenizer, words: list[str], joiner: str = " ") -> list[int]:
-    """The first sub-token of each verbalizer word, as it follows the prompt (`joiner` first where the tokenizer
-    marks word starts: byte-level BPE); one token id per word."""
-    out = []
-    for word in words:
-        pieces = _pieces(tokenizer, joiner + word) or _pieces(tokenizer, word)
-        if not pieces:
-            raise ConfigError(f"verbalizer word {word!r} gives no token with this tokenizer; choose another word")
-        out.append(pieces[0])
-    return out
-
-
-def verbalizer_problem(tokenizer, verbalizer: dict[str, str]) -> str | None:
-    """Two classes whose words share their first sub-token (the class score), named; None if none."""
-    words = list(verbalizer.values())
-    ids = first_pieces(tokenizer, words)
-    seen: dict[int, str] = {}
-    for (label, word), token in zip(verbalizer.items(), ids, strict=True):
-        if token in seen:
-            other = seen[token]
-            return (
-                f"verbalizer words {verbalizer[other]!r} (class {other}) and {word!r} (class {label}) begin with the same "
-                f"sub-token {tokenizer.convert_ids_to_tokens(token)!r}, so the two classes would get one score: choose "
-                "words whose first sub-tokens differ"
-            )
-        seen[token] = label
-    return None
-
-
-def build_prompt(tokenizer, kind: str, template: str, words: list[str], few_shot: list[tuple[str, str]] = ()) -> Prompt:
-    """The template's token ids around {text} (few-shot examples, filled with their answer word, prepended), the
-    opening and closing specials the tokenizer adds (a masked LM's [CLS] ... [SEP]; a Llama's BOS), q's place."""
-    opening, closing = _specials(tokenizer)
-    before, after = template.split("{text}", 1)
-    before = before[: len(before.rstrip())] if text_joiner(template) else before
-    shots = "".join(_filled(template, text, word, kind) + "\n\n" for text, word in few_shot)
-    prefix = opening + _pieces(tokenizer, shots + before)
-    if kind == "masked_lm":
-        left, right = after.split("{mask}", 1)
-        mask = int(tokenizer.mask_token_id)
-        suffix = _pieces(tokenizer, left.rstrip()) + [mask] + _pieces(tokenizer, right) + closing
-        query = len(_pieces(tokenizer, left.rstrip()))
-    else:
-        suffix = _pieces(tokenizer, after)
-        query = len(suffix) - 1
-        if not suffix:
-            raise ConfigError("a prompted LM's `prompt:` needs text after {text} (its last token is the one explained)")
-    return Prompt(tuple(prefix), tuple(suffix), query, tuple(first_pieces(tokenizer, words)))
-
-
-def _filled(template: str, text: str, word: str, kind: str) -> str:
-    if kind == "masked_lm":
-        return template.replace("{text}", text).replace("{mask}", word)
-    return template.replace("{text}", text) + " " + word
-
-
-def _specials(tokenizer) -> tuple[list[int], list[int]]:
-    """What the tokenizer puts around one text: ([CLS]) and ([SEP]) for a masked LM; (BOS) and () for a Llama."""
-    ids = list(map(int, tokenizer("a")["input_ids"]))
-    bare = _pieces(tokenizer, "a")
-    start = 0
-    while start < len(ids) and ids[start : start + len(bare)] != bare:
-        start += 1
-    return ids[:start], ids[start + len(bare) :]
+from attnexp.models.hf.architectures import architecture_problem, sizes, with_padding
+from attnexp.models.hf.classifier import HFClassifier, HFConfig
+from attnexp.models.hf.prompts import Prompt, build_prompt, template_problem
 
 
 class HFPrompted(HFClassifier):
@@ -241,29 +152,6 @@ class HFPrompted(HFClassifier):
 LOADERS = {"prompted": "AutoModelForCausalLM", "masked_lm": "AutoModelForMaskedLM"}
 
 
-def architecture_problem(kind: str, model_type: str) -> str | None:
-    """Whether a checkpoint's architecture (`model_type` of its config.json) can serve `kind`; None if it can."""
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
-        MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
-    )
-
-    from attnexp.models.hf import is_decoder_only
-
-    if kind == "masked_lm" and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
-        return f"a {model_type!r} checkpoint is not a masked LM; use kind: prompted (a decoder) or classifier"
-    if kind == "prompted" and not is_decoder_only(_Typed(model_type)):
-        return f"a {model_type!r} checkpoint is not a decoder-only LM; use kind: masked_lm (BERT-family) or classifier"
-    if kind == "classifier" and model_type not in MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES:
-        return f"transformers has no sequence classifier for {model_type!r}; use kind: prompted or masked_lm"
-    return None
-
-
-@dataclass(frozen=True)
-class _Typed:
-    model_type: str
-
-
 def load_prompted(
     checkpoint: str,
     *,
@@ -279,7 +167,7 @@ def load_prompted(
     `template` and the class `words` (in class order)."""
     import transformers
 
-    from attnexp.models.hf_checkpoints import checkpoint_problem
+    from attnexp.models.hf.checkpoints import checkpoint_problem
 
     problem = checkpoint_problem(checkpoint, allow_download, gguf_file) or template_problem(
         kind, template, dict(enumerate(words))
@@ -310,8 +198,6 @@ def wrap_prompted(
     """An in-memory LM (a transformers causal LM: `prompted`; a masked LM: `masked_lm`, told by its template's
     {mask}) prompted with `template` and the class `words` (in class order); `task` defaults to "bc" for two words,
     else "nli" (C classes, softmax)."""
-    from attnexp.models.hf import HFConfig, _architecture, with_padding
-
     kind = "masked_lm" if "{mask}" in template else "prompted"
     task = task or ("bc" if len(words) == 2 else "nli")
     problem = template_problem(kind, template, dict(enumerate(words)))
@@ -321,7 +207,7 @@ def wrap_prompted(
         raise ConfigError(f"{type(model).__name__}: {problem}")
     if kind == "prompted":
         with_padding(model, tokenizer)
-    layers, heads, width = _architecture(hf)
+    layers, heads, width = sizes(hf)
     config = HFConfig(
         checkpoint=str(checkpoint or getattr(hf, "_name_or_path", "")),
         task=task,

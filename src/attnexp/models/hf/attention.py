@@ -1,0 +1,47 @@
+"""The attention function every Hugging Face model of the family runs: transformers' eager maths, registered as an
+`AttentionInterface` implementation, per query head (grouped-query heads repeated), which can replace the rows at the
+explained positions and notes the attention modules in call order (the recorder `HFClassifier.encode` reads)."""
+
+import torch
+from torch import nn
+
+ATTENTION_IMPLEMENTATION = "attnexp_eager"
+
+
+def _attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """Eager scaled dot-product attention, per query head: grouped-query attention (fewer key/value heads) repeats
+    each key/value head for its query heads first, as the models' own eager attention does. A module with
+    `_attnexp_cls_rows` [B, H, L] set gets them as its rows at the explained positions `_attnexp_query` [B] ([CLS]:
+    0; a decoder: its last token); the recorder notes the modules in call order."""
+    groups = query.shape[1] // key.shape[1]
+    if groups > 1:
+        key, value = key.repeat_interleave(groups, dim=1), value.repeat_interleave(groups, dim=1)
+    scaling = query.size(-1) ** -0.5 if scaling is None else scaling
+    weights = torch.matmul(query, key.transpose(2, 3)) * scaling
+    if attention_mask is not None:
+        if attention_mask.dtype == torch.bool:
+            weights = weights.masked_fill(~attention_mask, torch.finfo(weights.dtype).min)
+        else:
+            weights = weights + attention_mask[..., : key.shape[-2]]
+    weights = torch.softmax(weights, dim=-1)
+    rows = getattr(module, "_attnexp_cls_rows", None)
+    if rows is not None:
+        at = module._attnexp_query[:, None, None, None].expand(-1, weights.shape[1], 1, weights.shape[-1])
+        weights = weights.scatter(2, at, rows[:, :, None, :].to(weights.dtype))
+    seen = _RECORDER.get("seen")
+    if seen is not None:
+        seen.append(module)
+    weights_out = weights
+    weights = nn.functional.dropout(weights, p=dropout, training=module.training)
+    return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights_out
+
+
+_RECORDER: dict = {}
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(ATTENTION_IMPLEMENTATION, _attention)
+    AttentionMaskInterface.register(ATTENTION_IMPLEMENTATION, eager_mask)
