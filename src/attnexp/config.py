@@ -240,7 +240,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         choices = _clip(", ".join(map(str, error.validator_value)))
         return f"config key '{key}': {_short(error.instance)} is not allowed; choose one of {choices}"
     if error.validator == "minItems":
-        return f"config key '{key}' is empty; list at least {error.validator_value} value(s)"
+        held = f"has {len(error.instance)} value(s)" if error.instance else "is empty"
+        return f"config key '{key}' {held}; list at least {error.validator_value} value(s)"
     if error.validator == "required":
         return f"{_clip(error.message)} (at '{key}')"
     if error.validator == "type":
@@ -330,6 +331,52 @@ def _semantic_problems(config: dict) -> list[str]:
     problems += _contradictions(config)
     problems += _hf_problems(config)
     problems += _az_problems(config.get("az", {}))
+    problems += _pronoun_problems(config)
+    return problems
+
+
+PRONOUN_KINDS = ("masked_lm", "prompted")  # the hf.models kinds that read az.pronoun_examples (A&Z Fig. 4)
+PRONOUN_MASK = "[MASK]"
+
+
+def _pronoun_models(config: dict) -> dict:
+    models = config.get("hf", {}).get("models") or {}
+    return {name: m for name, m in models.items() if isinstance(m, dict) and m.get("kind") in PRONOUN_KINDS}
+
+
+def _pronoun_problems(config: dict) -> list[str]:
+    """A&Z Fig. 4's examples (`az.pronoun_examples`): each name once, [MASK] once in each sentence, the referents
+    words of it, and some text before [MASK] where a causal LM (kind prompted) reads them."""
+    examples = config.get("az", {}).get("pronoun_examples") or []
+    names = [example.get("name") for example in examples]
+    repeated = sorted({str(n) for n in names if names.count(n) > 1})
+    problems = []
+    if repeated:
+        problems.append(
+            f"config key 'az.pronoun_examples': name {', '.join(map(repr, repeated))} given to more than one example; "
+            "give each its own name (it names the figure's file)"
+        )
+    causal = [name for name, m in _pronoun_models(config).items() if m.get("kind") == "prompted"]
+    for number, example in enumerate(examples):
+        key = f"az.pronoun_examples[{number}]"
+        sentence = str(example.get("sentence", ""))
+        if sentence.count(PRONOUN_MASK) != 1:
+            problems.append(
+                f"config key '{key}.sentence': {_short(sentence)} holds {PRONOUN_MASK} {sentence.count(PRONOUN_MASK)} "
+                f"times; write {PRONOUN_MASK} exactly once, where the pronoun goes"
+            )
+            continue
+        for word in example.get("referents") or []:
+            if not re.search(rf"(?<!\w){re.escape(str(word))}(?!\w)", sentence, flags=re.IGNORECASE):
+                problems.append(
+                    f"config key '{key}.referents': {_short(str(word))} is not a word of the sentence {_short(sentence)}; "
+                    "list words of the sentence (marked in the figure), or none"
+                )
+        if causal and not sentence[: sentence.index(PRONOUN_MASK)].strip():
+            problems.append(
+                f"config key '{key}.sentence': {_short(sentence)} starts with {PRONOUN_MASK}, but the causal LM(s) "
+                f"{', '.join(causal)} (kind prompted) read only the text before it; put some text first"
+            )
     return problems
 
 
@@ -424,14 +471,27 @@ def _wp_problems(wp: dict) -> list[str]:
     return problems
 
 
+def _pronoun_checkpoint_problems(config: dict) -> list[str]:
+    """The checkpoints of the LMs that read the pronoun examples (hf.models of kind masked_lm or prompted), loadable
+    offline (or hf.allow_download set), when no hf.datasets entry runs the rest of the stage."""
+    models = _pronoun_models(config)
+    if not models or not config.get("az", {}).get("pronoun_examples"):
+        return []
+    from attnexp.models.hf.checkpoints import checkpoint_problem  # torch-free: runs at parse time
+
+    allow = bool(config.get("hf", {}).get("allow_download"))
+    found = {name: checkpoint_problem(str(m["checkpoint"]), allow, m.get("gguf_file")) for name, m in models.items()}
+    return [f"config key 'hf.models.{name}': {problem}" for name, problem in found.items() if problem]
+
+
 def _hf_problems(config: dict) -> list[str]:
     """Every Hugging Face checkpoint must be loadable offline (or hf.allow_download set) before any job runs: when
     the stage runs on some dataset (with `stage_datasets: within_grid`, one also in `datasets`)."""
     datasets = set(config.get("hf", {}).get("datasets") or [])
     if config.get("stage_datasets") == "within_grid":
         datasets &= set(config.get("datasets") or [])
-    if not datasets:
-        return []
+    if not datasets:  # the pronoun examples (A&Z Fig. 4) still read the masked and causal LMs
+        return _pronoun_checkpoint_problems(config)
     from attnexp.models.hf.checkpoints import checkpoint_problems  # torch-free: runs at parse time
 
     return [f"config key '{p.split(': ', 1)[0]}': {p.split(': ', 1)[1]}" for p in checkpoint_problems(config)]

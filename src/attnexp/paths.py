@@ -201,6 +201,16 @@ def hf_figure_stem(name: str, hf_model="{hf_model}", dataset="{dataset}", seed=N
     return f"hf/{hf_model}/{dataset}/{name}" + ("" if seed is None else f"_seed{seed}")
 
 
+AZ_PRONOUN_STEM = "pronouns/{hf_model}/{example}"  # A&Z Fig. 4 under results/figures/az/: one per LM and example
+
+
+def az_pronoun_files(hf_model="{hf_model}", example="{example}") -> dict[str, str]:
+    """A&Z Fig. 4 of one language model (a `masked_lm` or `prompted` entry of hf.models) and one pronoun example:
+    `results/figures/az/pronouns/{hf_model}/{example}.{png,pdf}` and the numbers drawn, `{example}.csv` beside them."""
+    files = figure_files("az", AZ_PRONOUN_STEM.format(hf_model=hf_model, example=example))
+    return {**files, "table": files["png"].removesuffix(".png") + ".csv"}
+
+
 def table_files(paper: str, stem: str) -> dict[str, str]:
     """One table in every format: `results/tables/{paper}/{stem}.{csv,md,tex,html}`."""
     return {fmt: f"{TABLES.format(paper=paper)}/{stem}.{fmt}" for fmt in TABLE_FORMATS}

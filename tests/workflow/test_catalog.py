@@ -43,7 +43,8 @@ SCENARIOS = {
     "config": ("train", "analyze", "wp_train", "az_analyse", "table2"),  # the job table spans all three papers
     "config_hf": ("hf_tokenize", "hf_model", "hf_az", "hf_analyze", "hf_correlation_figure", "hf_cls_maps"),
     "config_user": ("preprocess", "train", "analyze", "train_transformer", "az_analyse", "wp_train"),
-    "config_decoder": ("hf_tokenize", "hf_model", "hf_az", "hf_analyze", "hf_figures", "hf_cls_maps"),  # issue 36
+    # issue 36; az_pronouns: A&Z Fig. 4 of its prompted LM (tests/workflow/test_pronoun_workflow.py runs it for real)
+    "config_decoder": ("hf_tokenize", "hf_model", "hf_az", "hf_analyze", "hf_figures", "hf_cls_maps", "az_pronouns"),
 }
 CHECKPOINTS = {
     "config_hf": [("tiny_bert", "bert", "tiny_checkpoint")],

@@ -143,6 +143,37 @@ rule az_cls_maps:
         "../scripts/az_cls_maps.py"
 
 
+# A&Z Fig. 4, the pronoun examples (az.pronoun_examples) on every hf.models entry of kind masked_lm (explained at the
+# mask) or prompted (a causal LM: at the token before the pronoun, the text after it dropped): the candidates' relative
+# probabilities beside raw / rollout / flow from q at every layer, and the numbers drawn as a CSV beside the figure.
+# Part of the `hf` target (and `all`) whenever such a model is configured, with or without hf.datasets.
+rule az_pronouns:
+    output:
+        **catalog_figure(
+            "az",
+            "pronouns/{hf_model}/{example}",
+            "pronouns",
+            subcategory="Pronoun examples (Fig. 4)",
+            model="{hf_model}",
+        ),
+        table=paths.az_pronoun_files()["table"],
+    log:
+        paths.log("az", "pronouns/{hf_model}/{example}"),
+    wildcard_constraints:
+        **PLAN.pronoun_wildcards(),
+    conda:
+        "../envs/attnexp.yaml"
+    threads: THREADS["analysis"]
+    resources:
+        **JOB_RESOURCES,
+        **GPU,
+    params:
+        torch_threads=torch_threads("az_pronouns", "analysis"),
+        settings=settings(job.PronounSettings),
+    script:
+        "../scripts/az_pronouns.py"
+
+
 rule az:
     input:
         PLAN.az_targets(),

@@ -1,9 +1,10 @@
 """Abnar & Zuidema jobs: raw / rollout / flow relevance at every layer of a trained Transformer (or Hugging Face
 model) against blank-out and gradient importance (Spearman per example, §5) and subject recovery on agreement
-data; the per-seed summaries combined; the tables and figures (`attnexp.report.az`)."""
+data; the per-seed summaries combined; the tables and figures (`attnexp.report.az`); A&Z Fig. 4, the pronoun
+examples, on the configured masked and causal LMs (`attnexp.analyses.az.pronouns`, `attnexp.report.pronouns`)."""
 
 from attnexp.pipeline import Files
-from attnexp.pipeline.settings import AZAnalysisSettings, FigureSettings, TableSettings
+from attnexp.pipeline.settings import AZAnalysisSettings, FigureSettings, PronounSettings, TableSettings
 
 
 def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSettings, threads: int = 1) -> None:
@@ -124,3 +125,42 @@ def run_az_cls_maps(*, inputs: Files, outputs: Files, settings: FigureSettings, 
     from attnexp.report.az import write_cls_maps
 
     write_cls_maps(relevance=inputs["relevance"], meta=inputs["meta"], style=settings.look.style(), outputs=outputs)
+
+
+def run_az_pronouns(*, inputs: Files, outputs: Files, settings: PronounSettings, threads: int = 1) -> None:
+    """A&Z Fig. 4 of one language model and one pronoun example: the candidates' relative probabilities at q and
+    raw / rollout / flow from q at every layer (`outputs`: table, the numbers as CSV; png, pdf). A masked LM is
+    explained at the mask, a causal LM (kind prompted) at the token before it, reading the text before it only."""
+    from attnexp.analyses.az.pronouns import PronounExample, load_language_model, pronoun_relevance, reading_table
+    from attnexp.io import write_csv
+    from attnexp.models.device import resolve_device, set_threads
+    from attnexp.report.pronouns import write_pronoun_figure
+
+    set_threads(threads)
+    causal = settings.kind == "prompted"
+    example = PronounExample(**settings.example)
+    device = resolve_device(settings.device)
+    model, tokenizer = load_language_model(
+        settings.checkpoint,
+        causal=causal,
+        gguf_file=settings.gguf_file,
+        allow_download=settings.allow_download,
+        device=device,
+    )
+    print(f"{settings.model} ({'causal' if causal else 'masked'} LM, {device}): {example.sentence!r}")
+    reading = pronoun_relevance(
+        model,
+        tokenizer,
+        example,
+        causal=causal,
+        rollout_residual=settings.rollout_residual,
+        flow_solver=settings.flow_solver,
+    )
+    print(f"read {reading.text!r} as {len(reading.tokens)} tokens; q = {reading.query} ({reading.tokens[reading.query]!r})")
+    for word, piece, share, p in zip(example.candidates, reading.pieces, reading.relative, reading.vocabulary, strict=True):
+        print(f"  {word!r} (first sub-token {piece!r}): {share:.4f} of the candidates, p = {p:.3g} over the vocabulary")
+    missing = [word for word, positions in reading.referents.items() if not positions]
+    if missing:
+        print(f"referents not in the text read (not marked): {', '.join(missing)}")
+    write_csv(outputs["table"], reading_table(reading, settings.model))
+    write_pronoun_figure(table=outputs["table"], sentence=example.sentence, style=settings.look.style(), outputs=outputs)

@@ -26,6 +26,8 @@ from attnexp.report.order import dataset_sections
 from attnexp.report.published import compared
 
 WP_FIGURE_KINDS = {"seed": "seeds", "adv": "adversary"}  # {kind}_violin / {kind}_scatter: what is compared
+PRONOUN_KINDS = ("masked_lm", "prompted")  # the hf.models kinds that read A&Z's pronoun examples (Fig. 4)
+PRONOUN_RULE = "az_pronouns"
 
 
 def alternatives(values: Sequence[str]) -> str:
@@ -427,7 +429,9 @@ class Plan:
 
     def az_figure_targets(self) -> list[str]:
         stems = []
-        for stem in catalog.outputs("az", "figure"):  # per dataset, or per dataset and seed
+        for stem, entry in catalog.outputs("az", "figure").items():  # per dataset, or per dataset and seed
+            if entry.rule == PRONOUN_RULE:  # per language model and example: `pronoun_targets`
+                continue
             seeds = self.az_seeds if "{seed}" in stem else [None]
             stems += [stem.format(dataset=d, seed=s) for d in self.az_datasets for s in seeds]
         for m, d, s in self.hf_runs:
@@ -451,6 +455,28 @@ class Plan:
             *figures,
         ]
 
+    @property
+    def pronoun_models(self) -> list[str]:
+        """The hf.models entries that read the pronoun examples (A&Z Fig. 4): kind masked_lm or prompted, whether or
+        not `hf.datasets` runs the rest of the stage."""
+        return [name for name, m in self.config["hf"]["models"].items() if m["kind"] in PRONOUN_KINDS]
+
+    @property
+    def pronoun_examples(self) -> list[str]:
+        return [example["name"] for example in self.config["az"]["pronoun_examples"]]
+
+    def pronoun_wildcards(self) -> dict[str, str]:
+        return {"hf_model": alternatives(self.pronoun_models), "example": alternatives(self.pronoun_examples)}
+
+    def pronoun_targets(self) -> list[str]:
+        """A&Z Fig. 4 of every pronoun model and example: PNG, PDF and the table of its numbers."""
+        return [
+            path for m in self.pronoun_models for e in self.pronoun_examples for path in paths.az_pronoun_files(m, e).values()
+        ]
+
+    def pronoun_figure_targets(self) -> list[str]:
+        return [p for p in self.pronoun_targets() if p.endswith(tuple(f".{fmt}" for fmt in paths.FIGURE_FORMATS))]
+
     def hf_targets(self) -> list[str]:
         targets = []
         for m, d, s in self.hf_runs:
@@ -458,7 +484,8 @@ class Plan:
             if self.config["hf"]["jw_analyses"]:
                 targets.append(paths.hf_analysis_files(m, d, s)["kendall_summary"])
         figures = [f for f in self.az_figure_targets() if "/hf/" in f]
-        return targets + figures + self.hf_figure_targets() + (self.az_table_targets() if self.hf_runs else [])
+        tables = self.az_table_targets() if self.hf_runs else []
+        return targets + figures + self.hf_figure_targets() + tables + self.pronoun_targets()
 
     # --- erasure tests (Serrano & Smith; ERASER): in every analyses job, tables and figures across the models ---
 
@@ -579,7 +606,8 @@ class Plan:
         """Every figure of the three papers (J&W through the manifests of its batch jobs), Hugging Face's included, and
         of the erasure tests."""
         wp = [p for p in self.wp_targets() if p.startswith(paths.FIGURES.format(paper="wp"))]
-        return self.jw_figure_targets() + wp + self.az_figure_targets() + self.erasure_figure_targets()
+        az = self.az_figure_targets() + self.pronoun_figure_targets()
+        return self.jw_figure_targets() + wp + az + self.erasure_figure_targets()
 
     def all_targets(self) -> list[str]:
         targets = [*self.model_targets(), *self.dataset_targets(), *self.analyses_targets()]

@@ -465,6 +465,47 @@ class HFRunSettings(JobSettings):
         )
 
 
+@dataclass(frozen=True)
+class PronounSettings(JobSettings):
+    """A&Z Fig. 4 of one language model (an `hf.models` entry of kind masked_lm or prompted) and one example of
+    `az.pronoun_examples` (name, sentence, candidates, referents); the A&Z rollout and flow options; the figures'
+    look."""
+
+    model: str
+    kind: str  # masked_lm | prompted (a causal LM)
+    checkpoint: str
+    gguf_file: str | None
+    allow_download: bool
+    example: dict
+    rollout_residual: bool
+    flow_solver: str
+    device: str
+    look: FigureLook
+
+    @classmethod
+    def from_config(cls, config: Config, hf_model: str, example: str) -> "PronounSettings":
+        entry = config["hf"]["models"][hf_model]
+        (chosen,) = [e for e in config["az"]["pronoun_examples"] if e["name"] == example]
+        gguf_file = entry["gguf_file"]
+        return cls(
+            model=hf_model,
+            kind=entry["kind"],
+            checkpoint=str(entry["checkpoint"]),
+            gguf_file=None if gguf_file is None else str(gguf_file),
+            allow_download=bool(config["hf"]["allow_download"]),
+            example={
+                "name": chosen["name"],
+                "sentence": chosen["sentence"],
+                "candidates": [str(c) for c in chosen["candidates"]],
+                "referents": [str(r) for r in chosen["referents"]],
+            },
+            rollout_residual=bool(config["az"]["rollout_residual"]),
+            flow_solver=config["az"]["flow_solver"],
+            device=config["device"],
+            look=FigureLook.from_config(config),
+        )
+
+
 # --- tables, figures, the report ---
 
 

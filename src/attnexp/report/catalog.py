@@ -1,10 +1,10 @@
 """The one catalog of outputs: every table and figure of the three papers, the erasure tests and the comparison.
 
 An entry names a table or figure once: its paper, its file stem (under `results/tables/{paper}/` or
-`results/figures/{paper}/`; `{dataset}`, `{seed}` and `{kind}` are filled per job), its title in the HTML report, the
-rule (kind of job) that writes it, the config-derived fields its job reads (so that a setting reruns only the jobs that
-show it), its builder, and, for a J&W per-model figure, the analysis tables it draws from. The plan's targets, the
-report's titles, the table settings and the table jobs' dispatch all derive from it.
+`results/figures/{paper}/`; `{dataset}`, `{seed}`, `{kind}`, `{hf_model}` and `{example}` are filled per job), its
+title in the HTML report, the rule (kind of job) that writes it, the config-derived fields its job reads (so that a
+setting reruns only the jobs that show it), its builder, and, for a J&W per-model figure, the analysis tables it draws
+from. The plan's targets, the report's titles, the table settings and the table jobs' dispatch all derive from it.
 
 Adding a table: an entry here, its builder `(*, inputs, outputs, settings)` in its paper's report module, its caption
 in `workflow/report/{paper}/{stem}.rst`, and the rule that gives it its inputs.
@@ -136,6 +136,8 @@ CATALOG: tuple[Output, ...] = (
     Output("az", "importance_recovery", "table", "Subject found by importance", "az_tables", ("gradients",)),
     Output("az", "{dataset}/correlation_by_layer", "figure", "Spearman's rho by layer", "az_correlation_figure"),
     Output("az", "{dataset}/cls_maps_seed{seed}", "figure", "[CLS] maps across layers", "az_cls_maps"),
+    # A&Z Fig. 4: per language model (hf.models of kind masked_lm or prompted) and example (az.pronoun_examples)
+    Output("az", "pronouns/{hf_model}/{example}", "figure", "Fig. 4: pronoun example {example}", "az_pronouns"),
     # --- the erasure tests ---
     Output(
         "erasure",
