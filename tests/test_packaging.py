@@ -1,6 +1,6 @@
-"""The installed package carries what it reads at run time: the config schema (attnexp/config.schema.yaml) and the
-published values are package data, so validation and `default_settings()` work after a non-editable install,
-away from the checkout."""
+"""The installed package carries what it reads at run time: the config schema (attnexp/config.schema.yaml), the
+published values and the report's stylesheet are package data, so validation, `default_settings()` and the report
+work after a non-editable install, away from the checkout."""
 
 import os
 import shutil
@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import REPO
 
-PACKAGE_DATA = ("attnexp/config.schema.yaml", "attnexp/report/published_values.csv")
+PACKAGE_DATA = ("attnexp/config.schema.yaml", "attnexp/report/published_values.csv", "attnexp/report/report.css")
 MINIMAL = {"datasets": ["syn_sentiment"], "encoders": ["lstm"], "attentions": ["tanh"], "seeds": [0]}
 
 

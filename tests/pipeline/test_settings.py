@@ -76,6 +76,36 @@ def test_settings_are_plain_data_for_snakemake_and_come_back_equal():
         assert type(settings).from_param(param) == settings, name
 
 
+REPORTED = ("table1", "table2", "az_tables", "comparison", "dataset_figures", "az_figure", "comparison_page")
+
+
+def test_the_report_shows_a_jobs_settings_short_and_snakemake_compares_them_whole():
+    """Issue 33 finding 1: the HTML report's "Job parameters" (Snakemake's `format_dict`: `name=str(value)`) show a
+    job's defining settings, not the plan's lists of every model's files; the params rerun trigger (the `repr`
+    Snakemake records) and the job (the pickled `snakemake` object) get the whole settings, as before."""
+    import pickle
+
+    from snakemake.logging import format_dict
+    from snakemake.persistence import PersistenceBase
+
+    grid = {"datasets": ["syn_sentiment", "syn_nli"], "encoders": ["lstm", "cnn", "average"], "seeds": [0, 1]}
+    jobs = every_job(job.default_config(**grid))
+    for name, settings in jobs.items():
+        param, whole = settings.as_param(), dataclasses.asdict(settings)
+        assert param == whole and repr(param) == repr(whole), name
+        assert PersistenceBase._serialize_param_builtin(None, param) == repr(whole), name  # what a rerun compares
+        loaded = pickle.loads(pickle.dumps(param))
+        assert type(loaded) is dict and loaded == whole, name  # what the job reads back, attnexp or not
+        assert format_dict({"settings": param}) == f"settings={param.summary}", name
+    for name in REPORTED:
+        shown = str(jobs[name].as_param())
+        assert len(shown) < 400 and "results/" not in shown, (name, shown)
+    assert "results/" in repr(jobs["dataset_figures"].as_param())  # there, only not shown
+    table2 = str(jobs["table2"].as_param())
+    assert table2.startswith("{table: table2, datasets: [syn_sentiment, syn_nli], models: <12 entries>, "), table2
+    assert "nan_policy: omit" in table2 and "runs" not in table2  # empty fields (this table reads no runs) left out
+
+
 def other_gradient() -> str:
     return "grad_l2" if job.default_config()["az"]["gradient"] != "grad_l2" else "grad_x_input"
 

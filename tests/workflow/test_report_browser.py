@@ -1,6 +1,9 @@
 """The HTML report in a real browser: the `.test` grid's report (with a second J&W dataset, so that a search spans
-datasets) in headless Chromium, driven by Playwright. Every category, subcategory, entry (its eye and its info
-button) is clicked; any page error, any entry without a file and any entry that opens another entry's file fails.
+datasets) in headless Chromium, driven by Playwright. Every category, subcategory, entry (the row itself, its eye
+and its info button) is clicked; any page error, any entry without a file and any entry that opens another entry's
+file fails. Issue 33 (finding 1): a row shows its file when clicked anywhere (attnexp's report stylesheet), the
+info pane's "Job parameters" are short, and a table wider than its pane scrolls with its scroll bar on screen,
+with and without the info pane open.
 
 Debian's `chromium` (never a browser download: Playwright gets `executable_path`). The tests skip where it or
 Playwright is absent, unless ATTNEXP_REQUIRE_BROWSER=1 (CI: .ci/run installs chromium and sets it)."""
@@ -83,20 +86,32 @@ SCORE_EDGES = """() => {
 }"""
 
 
-# Any table: (the right edge of its first column after the labels, the pane's table wrapper: scrollable, and
-# whether its content is wider than it). The label columns are those before the first that holds a number.
+# Any table: (the right edge of its first column after the labels, the pane's table wrapper: scrollable both ways,
+# whether its content is wider than it, whether its bottom edge, where the horizontal scroll bar is, lies within the
+# frame, and whether the header row stays in view). The label columns are those before the first holding a number.
 TABLE_EDGES = """() => {
     const heads = [...document.querySelectorAll('th')];
     const cells = [...document.querySelectorAll('tbody tr:first-child td')];
     const first = Math.max(0, cells.findIndex(td => /\\d/.test(td.textContent)));
     const wrapper = document.querySelector('div.scroll');
+    const style = wrapper && getComputedStyle(wrapper);
     return {
         result: heads.length ? heads[Math.min(first, heads.length - 1)].getBoundingClientRect().right : 0,
-        scrolls: !!wrapper && getComputedStyle(wrapper).overflowX === 'auto',
+        scrolls: !!wrapper && style.overflowX === 'auto' && style.overflowY === 'auto',
         wider: !!wrapper && wrapper.scrollWidth > wrapper.clientWidth,
+        bar_on_screen: !!wrapper && wrapper.getBoundingClientRect().bottom <= innerHeight,
+        sticky_head: heads.length > 0 && getComputedStyle(heads[0]).position === 'sticky',
         rows: cells.length,
     };
 }"""
+# The info pane's "Job parameters" (the wildcards, then the params): the list items after that heading.
+JOB_PARAMETERS = """() => {
+    const items = [...document.querySelectorAll('nav li')];
+    const at = items.findIndex(li => li.textContent === 'Job parameters');
+    return at < 0 ? null : items.slice(at + 1).map(li => li.textContent).join(' ');
+}"""
+HEADINGS = "() => [...document.querySelectorAll('nav li.uppercase')].map(li => li.textContent)"
+SHORT_PARAMETERS = 400  # characters: the defining settings, not the plan's file lists (there were thousands)
 
 
 def row_label(row) -> str:
@@ -120,8 +135,8 @@ class Session:
         self.page.get_by_role("link", name="Workflow").wait_for()
         self.pages += 1
 
-    def click(self, locator) -> None:
-        locator.click()
+    def click(self, locator, force: bool = False) -> None:
+        locator.click(force=force)
         self.clicks += 1
         assert not self.errors, self.errors
 
@@ -157,9 +172,11 @@ class Session:
         edges = frame.evaluate(SCORE_EDGES)
         return len(edges) > 2 and left + max(edges) <= VIEWPORT["width"]
 
-    def table_readable(self) -> tuple[bool, str]:
-        """Whether the table shown in the content pane has its first result column within the window, and scrolls
-        where it is wider than the pane (issue 33: wide tables were cut off at 1400 px)."""
+    def table_readable(self, info: bool = False) -> tuple[bool, str]:
+        """Whether the table shown in the content pane has its first result column within the window (unless the
+        info pane is open, which halves the content pane), and scrolls both ways where it is wider or longer than
+        the pane, its horizontal scroll bar within the window and its header row sticky (issue 33: wide tables were
+        cut off at 1400 px, their scroll bar below the last row)."""
         pane = "() => [...document.querySelectorAll('iframe')].find(f => !f.closest('nav')).getBoundingClientRect().left"
         left = self.page.evaluate(pane)
         frame = next(f for f in self.page.frames if f.url.startswith("data:"))
@@ -167,7 +184,17 @@ class Session:
         found = frame.evaluate(TABLE_EDGES)
         if not found["rows"]:
             return True, "no rows"
-        return found["scrolls"] and left + found["result"] <= VIEWPORT["width"], str(found)
+        on_screen = info or left + found["result"] <= VIEWPORT["width"]
+        return found["scrolls"] and found["bar_on_screen"] and found["sticky_head"] and on_screen, str(found)
+
+    def info(self, path: str) -> str:
+        """Open the info pane of the row that shows `path` (its info button); its "Job parameters" text."""
+        for i in range(self.rows().count()):
+            row = self.rows().nth(i)
+            if row_label(row) == self.page.evaluate("p => Object.values(results[p].labels).join(',')", path):
+                self.click(row.get_by_role("link").nth(1))
+                return self.page.evaluate(JOB_PARAMETERS) or ""
+        raise AssertionError(f"no row shows {path}")
 
     def search(self, term: str) -> None:
         self.load()
@@ -187,13 +214,17 @@ class Session:
         return matches[0]
 
     def check_rows(self, paths: list[str]) -> list[str]:
-        """Click each row (entry) and its eye: the row's file, one of `paths`, must show (an image or an HTML
-        page). Returns the rows' results."""
+        """Click each row (entry) where its label is, then its eye: each time the row's file, one of `paths`, must
+        show (an image or an HTML page; no two rows show one file, so an earlier row's cannot pass). Returns the
+        rows' results."""
         shown = []
         for i in range(self.rows().count()):
             row = self.rows().nth(i)
             path = self.entry_path(row, paths)
-            self.click(row.locator("td").first)  # the entry itself
+            # the entry itself, where a reader clicks (force: the stretched eye link lies over the label, and
+            # Playwright would otherwise wait for the label cell to be the topmost element)
+            self.click(row.locator("td").first, force=True)
+            assert self.page.evaluate(SHOWN, path), f"{path}: clicking its row does not show it"
             self.click(row.get_by_role("link").first)  # the eye
             assert self.page.evaluate(SHOWN, path), path
             shown.append(path)
@@ -218,10 +249,17 @@ def test_every_category_subcategory_and_entry_opens(browser, report):
                 session.show(table)  # every table: its results on screen at 1400 px, the rest reachable by scrolling
                 readable, found = session.table_readable()
                 assert readable, f"{table}: {found}"
-                tables += 1
-            for i in range(len(paths)):  # every entry's info button
+                session.info(table)  # and beside the info pane, which takes half the window
+                readable, found = session.table_readable(info=True)
+                assert readable, f"{table} with its info pane open: {found}"
                 session.open(category, subcategory)
-                session.click(session.rows().nth(i).get_by_role("link").nth(1))
+                tables += 1
+            for path in paths:  # every entry's info button: its description first, its job parameters short
+                session.open(category, subcategory)
+                parameters = session.info(path)
+                headings = session.page.evaluate(HEADINGS)
+                assert headings[:1] == ["Description"], (path, headings)
+                assert len(parameters) <= SHORT_PARAMETERS and "results/" not in parameters, (path, parameters)
             seen += shown
     total = session.page.evaluate("Object.keys(results).length")
     assert len(seen) == total and not session.errors

@@ -62,16 +62,31 @@ def run_paper_comparison_page(*, inputs: Files, outputs: Files, settings: Compar
     )
 
 
+REPORT_STYLESHEET = "report.css"  # in attnexp.report: what the report adds to Snakemake's styles
+
+
+def report_stylesheet():
+    """attnexp's stylesheet for Snakemake's HTML report (`--report-stylesheet`): a results row shows its file when
+    clicked anywhere on it, not only on its eye button."""
+    from importlib.resources import files
+
+    return files("attnexp.report") / REPORT_STYLESHEET
+
+
 def run_report(*, inputs: Files, outputs: Files, settings: ReportSettings, threads: int = 1) -> None:
     """The HTML report of this run's tables and figures: `snakemake --report` on the same Snakefile, working
-    directory and (validated) config, with the tables and figures as its targets."""
+    directory and (validated) config, with the tables and figures as its targets, and attnexp's stylesheet
+    (`report_stylesheet`)."""
+    from importlib.resources import as_file
+
     import yaml
 
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as configfile:
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as configfile, as_file(report_stylesheet()) as stylesheet:
         yaml.safe_dump(settings.config, configfile)
         configfile.flush()
         command = [sys.executable, "-m", "snakemake", "-s", settings.snakefile, "--nolock"]
         command += ["--configfile", configfile.name, "--report", outputs["report"]]
+        command += ["--report-stylesheet", str(stylesheet)]
         command += [path for group in inputs.values() for path in ([group] if isinstance(group, str) else group)]
         print(" ".join(command), flush=True)
         subprocess.run(command, stdout=sys.stdout, stderr=subprocess.STDOUT, check=True)

@@ -4,7 +4,8 @@
 (`config["analyses"]["ig_steps"]`) and never fall back to a default of their own: the schema is the one place a
 default lives. Each `<Job>Settings.from_config(config, **wildcards)` gathers what one kind of job needs; the rule
 hands it to the job as `settings.as_param()` (plain dicts, which Snakemake compares to decide a rerun, so a
-changed setting reruns exactly the jobs that read it) and the job gets the dataclass back (`from_param`).
+changed setting reruns exactly the jobs that read it; shown short in the report, `Param`) and the job gets the
+dataclass back (`from_param`).
 
 Import-light (no torch, pandas or matplotlib): the workflow builds these while it plans the jobs.
 """
@@ -40,11 +41,58 @@ def default_config(**sections) -> dict:
     return validate_config({**copy.deepcopy(MINIMAL_GRID), **copy.deepcopy(sections)})
 
 
-class JobSettings:
-    """What every job's settings share: a plain-data form for Snakemake's `params` and the way back."""
+class Param(dict):
+    """A job's settings as the rule's `params: settings=`: the plain dict the job reads back, and the one Snakemake's
+    params rerun trigger records (its `repr`, a dict's). `str` is a short summary (`summary`), which Snakemake prints
+    where it shows params as text (the HTML report's "Job parameters", a job's description on the console): the
+    fields that list the files or runs a job reads (`JobSettings.unreported`) as their count. Pickled (into a
+    script's `snakemake` object) it is a plain dict."""
 
-    def as_param(self) -> dict:
-        return asdict(self)
+    def __init__(self, values: Mapping, summary: str) -> None:
+        super().__init__(values)
+        self.summary = summary
+
+    def __str__(self) -> str:
+        return self.summary
+
+    def __reduce__(self):
+        return dict, (dict(self),)
+
+
+def _short(value) -> str:
+    """`value` (plain data) as brief text: mappings as {key: value}, sequences as [a, b], no quotes."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{key}: {_short(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_short(item) for item in value) + "]"
+    return str(value)
+
+
+def summary(values: Mapping, unreported: tuple[str, ...] = ()) -> str:
+    """The short text of a job's settings (`Param`): every field but the empty ones ("", (), None: those a job of
+    its kind does not read), and those of `unreported` as their number of entries."""
+    parts = []
+    for key, value in values.items():
+        if value is None or (isinstance(value, str | list | tuple | Mapping) and not value):
+            continue
+        if key in unreported and hasattr(value, "__len__"):
+            shown = f"<{len(value)} {'entry' if len(value) == 1 else 'entries'}>"
+        else:
+            shown = _short(value)
+        parts.append(f"{key}: {shown}")
+    return "{" + ", ".join(parts) + "}"
+
+
+class JobSettings:
+    """What every job's settings share: a plain-data form for Snakemake's `params` and the way back.
+    `unreported`: the fields the report's "Job parameters" shows as a count (the plan's lists of the files or runs
+    the job reads, which are its inputs, other models' included, or the whole config)."""
+
+    unreported: typing.ClassVar[tuple[str, ...]] = ()
+
+    def as_param(self) -> Param:
+        values = asdict(self)
+        return Param(values, summary(values, self.unreported))
 
     @classmethod
     def from_param(cls, values: Mapping) -> "JobSettings":
@@ -425,6 +473,8 @@ class WPAnalysisSettings(JobSettings):
     """The W&P analyses of one dataset over its runs (seed and adversary variance, JSD/TVD points, J&W's
     per-instance adversary on the base model). `runs`: the plan's run files of the dataset."""
 
+    unreported: typing.ClassVar[tuple[str, ...]] = ("runs",)
+
     dataset: str
     wp: WPSettings
     analysis: AnalysisSettings | None  # J&W's `analyses`: only the per-instance adversary's job (the one with a seed)
@@ -523,6 +573,8 @@ class TableSettings(JobSettings):
     """One table job (its `reads` in attnexp.report.catalog): the grid it summarises (`models` in input order), its statistics and
     confidence intervals, and for an aggregate the run files it reads (`runs`)."""
 
+    unreported: typing.ClassVar[tuple[str, ...]] = ("models", "runs")
+
     table: str
     dataset: str = ""
     datasets: tuple = ()
@@ -558,6 +610,8 @@ class FigureSettings(JobSettings):
     """One figure job: the house look, a title (the dataset or A&Z task drawn), and what it draws (`drawn`: the
     plan's models of a per-model batch, the summary figures' files, or W&P's compared runs)."""
 
+    unreported: typing.ClassVar[tuple[str, ...]] = ("drawn",)
+
     look: FigureLook
     title: str
     gradient: str
@@ -582,6 +636,8 @@ class FigureSettings(JobSettings):
 @dataclass(frozen=True)
 class ReportSettings(JobSettings):
     """The HTML report: Snakemake's `--report` over this run's Snakefile and config."""
+
+    unreported: typing.ClassVar[tuple[str, ...]] = ("config",)
 
     snakefile: str
     config: dict
@@ -625,6 +681,8 @@ class ComparisonPageSettings(JobSettings):
     schema's defaults) and the J&W analyses' section, whose test sample the page names. Fixed by the rule:
     `configfiles` and `snakefile` relative to the working directory, so that a moved project does not rerun the
     page; not the whole command line, whose other options (--cores, ...) would rerun it for nothing."""
+
+    unreported: typing.ClassVar[tuple[str, ...]] = ("config_changes", "analyses")
 
     configfiles: tuple
     config_args: tuple

@@ -125,8 +125,26 @@ HTML_STYLE = (
     "th,td{padding:.25em .75em;border-bottom:1px solid #ddd;white-space:nowrap}"
     "th{border-bottom:2px solid #444}"
     "td{font-variant-numeric:tabular-nums}"
-    "tbody tr:nth-child(even){background:#f5f5f5}"
-    "div.scroll{overflow-x:auto;max-width:100%}"  # a table wider than the report's pane scrolls, never cut off
+    "tbody tr:nth-child(even){background:rgb(0 0 0/.04)}"  # see-through: the scroll shadows show behind the rows
+    "thead th{position:sticky;top:0;z-index:1;background:#fff;border-bottom:0;box-shadow:inset 0 -2px 0 #444}"
+)
+# A table's own page (html_table): the caption, then the table in a box that fills the rest of the window (of the
+# report's pane, an iframe as high as the window) and scrolls both ways, its header row staying in view, so that a
+# table wider than the pane is never cut off and its horizontal scroll bar is on screen, not below the last row.
+# The scroll bars are drawn always (styled: Chromium and Safari otherwise overlay them, hidden until one scrolls),
+# and an edge with more columns behind it is shaded (a background that scrolls with the content covers the shade
+# at each end).
+TABLE_PAGE_STYLE = (
+    "body.table{display:flex;flex-direction:column;box-sizing:border-box;height:100vh;margin:0;padding:1.2em}"
+    "div.scroll{flex:1 1 auto;min-height:12em;overflow:auto;background:"
+    "linear-gradient(to right,#fff 30%,#fff0) left/2em 100% no-repeat local,"
+    "linear-gradient(to left,#fff 30%,#fff0) right/2em 100% no-repeat local,"
+    "radial-gradient(farthest-side at 0 50%,#0003,#0000) left/.9em 100% no-repeat scroll,"
+    "radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/.9em 100% no-repeat scroll #fff}"
+    "div.scroll::-webkit-scrollbar{width:10px;height:10px}"
+    "div.scroll::-webkit-scrollbar-thumb{background:#aaa;border-radius:5px}"
+    "div.scroll::-webkit-scrollbar-track,div.scroll::-webkit-scrollbar-corner{background:#eee}"
+    "@supports not selector(::-webkit-scrollbar){div.scroll{scrollbar-color:#aaa #eee}}"
 )
 
 
@@ -144,7 +162,7 @@ def html_table(display: pd.DataFrame, caption: str = "") -> str:
     title = escape(caption.split(":")[0][:80]) if caption else "table"
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-        f"<style>{HTML_STYLE}</style></head>\n<body>\n"
+        f'<style>{HTML_STYLE}{TABLE_PAGE_STYLE}</style></head>\n<body class="table">\n'
         + (f'<p class="caption">{escape(caption)}</p>\n' if caption else "")
         + f"{body}\n</body></html>\n"
     )
