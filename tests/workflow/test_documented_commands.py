@@ -232,6 +232,23 @@ def test_a_documented_command_runs_as_written(shown, stand_ins, tmp_path):
             assert result.returncode == 0, f"{' '.join(tokens)}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
 
 
+def test_the_documented_release_tag_is_this_version():
+    """Issue 33: the deployment command names a real release tag, `v<version>` of pyproject.toml (and CITATION.cff),
+    and the package installed beside it is the same release. The tag itself is made when the version is released
+    (`git tag -a v<version>`), so a commit that bumps the version can pass before it exists."""
+    import tomllib
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert yaml.safe_load((REPO / "CITATION.cff").read_text())["version"] == version
+    deploys = [shlex.split(s.command) for s in SHOWN if s.command.startswith("snakedeploy deploy-workflow")]
+    assert deploys, "no snakedeploy command documented"
+    for tokens in deploys:
+        ref = tokens[tokens.index("--tag") + 1] if "--tag" in tokens else None
+        assert ref == f"v{version}", f"{shlex.join(tokens)}: deploy --tag v{version} (pyproject.toml's version)"
+    module = (REPO / "docs/module.md").read_text()
+    assert f"@v{version}" in module and "--branch main" in module  # the package at the same tag; the newest code
+
+
 def job_counts(output: str) -> dict[str, int]:
     """Rule -> job count from Snakemake's "Job stats" table."""
     table = output.split("Job stats:", 1)[1].split("\n\n", 1)[0]
