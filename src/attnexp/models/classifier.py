@@ -16,6 +16,7 @@ from attnexp.models.attention import build_attention, masked_softmax
 from attnexp.models.deletions import deletion_states
 from attnexp.models.encoders import build_encoder, real_positions
 from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.interface import PositionScorer
 
 __all__ = ["AttentionClassifier", "Encoded", "ModelConfig", "Output"]
 
@@ -192,10 +193,10 @@ class AttentionClassifier(ClassifierHead):
             predicted.append(self.predict(logits).view(size, ranked.shape[1], steps))
         return torch.cat(predicted, dim=1)
 
-    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor] | PositionScorer:
         """The deletions' states from the batch's own run (`models.deletions`, equal up to float rounding); over the
         CNN's and the Average encoder's, which are mostly the instance's own, the attention average is spliced
-        from sums over the instance's own states (`_spliced`)."""
+        from sums over the instance's own states (`_spliced`, a `PositionScorer`: no deletion rows are built)."""
         states = deletion_states(self.encoder, self.embed(batch.tokens), batch.lengths)
         if states is None:
             return super().deletion_logits(batch)
@@ -209,9 +210,7 @@ class AttentionClassifier(ClassifierHead):
 
         return logits
 
-    def _spliced(
-        self, states, question: torch.Tensor | None, batch: Batch
-    ) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+    def _spliced(self, states, question: torch.Tensor | None, batch: Batch) -> PositionScorer:
         """Deletion logits when deleting token t changes only the states at t - r .. t + r - 1 (`states.radius` r:
         the CNN's kernel radius, 0 for Average) and leaves every other state the instance's own, in order.
 
@@ -221,8 +220,10 @@ class AttentionClassifier(ClassifierHead):
         are scored per deletion: O(L r O) per instance instead of O(L^2 O) for gathering every deletion's states.
         Prefix and suffix sums are sums of the instance's own terms, never differences, so nothing cancels. They
         are scaled to the instance's highest score; a row whose kept scores all lie more than `UNDERFLOW_MARGIN`
-        below it (its terms may have underflowed) is summed directly. Equal to `decode` on the re-encoded
-        deletions up to float rounding (`tests/models/test_deletions.py`)."""
+        below it (its terms may have underflowed) is summed directly, over the instance's width, in parts within
+        the memory budget. Equal to `decode` on the re-encoded deletions up to float rounding
+        (`tests/models/test_deletions.py`). A deletion needs no row of tokens: its length and candidates are its
+        instance's, so the caller builds none (`PositionScorer`) and chunks deletions by `bytes_per_deletion`."""
         layer, hidden, r = self.first_layer, states.hidden, states.radius
         width = hidden.shape[1]
         scores = self.attention(hidden, question).masked_fill(~batch.real_mask, float("-inf"))  # [B, W]
@@ -236,34 +237,45 @@ class AttentionClassifier(ClassifierHead):
         lowest = scores.new_full((len(scores), 1), float("-inf"))
         before_max = torch.cat([lowest, scores.cummax(1).values], 1)
         after_max = torch.cat([scores.flip(1).cummax(1).values.flip(1), lowest], 1)
+        features, outputs, embedding = hidden.shape[-1], projected.shape[-1], self.config.embedding_dim
+        # float32 and int64 temporaries of one deletion: ~30 scalars, a few [O] and [C] rows, the 2r new states (their
+        # 4r-token windows, convolutions, scores and projections); doubled for what torch keeps while it computes
+        per_deletion = 2 * (8 * 30 + 4 * 6 * (outputs + self.config.n_classes) + 4 * features)
+        per_deletion += 2 * 4 * r * (4 * embedding + 8 * features + 2 * outputs + 16)
+        per_direct_row = 2 * width * (24 + 4 * outputs)  # a row summed directly: masks, its scores and weights, W h
 
-        def logits(deleted: Batch, instance: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        def logits(instance: torch.Tensor, position: torch.Tensor, memory_budget_mb: float) -> torch.Tensor:
+            lengths = batch.lengths[instance] - 1  # the deletions'
             left, right = (position - r).clamp(min=0), (position + r + 1).clamp(max=width)  # own positions kept
             rows_question = None if question is None else question[instance]
             new = states.new_states(instance, position)  # [R, 2r, F]
             columns = position[:, None] - r + torch.arange(2 * r, device=position.device)[None, :]
-            new_scores = self.attention(new, rows_question).masked_fill(~real_positions(columns, deleted.lengths), float("-inf"))
+            new_scores = self.attention(new, rows_question).masked_fill(~real_positions(columns, lengths), float("-inf"))
             kept_max = torch.maximum(before_max[instance, left], after_max[instance, right])
             row_max = torch.cat([kept_max[:, None], new_scores], 1).amax(1)
             row_max = row_max.masked_fill(row_max == float("-inf"), 0.0)  # nothing left: every weight 0
             scale = torch.exp(top[instance] - row_max)
             kept_weight = scale * (before[0][instance, left] + after[0][instance, right])
             kept_sum = scale[:, None] * (before[1][instance, left] + after[1][instance, right])
-            direct = kept_max < top[instance] - UNDERFLOW_MARGIN
-            if direct.any():
-                own, (low, high) = instance[direct], (left[direct, None], right[direct, None])
-                positions = torch.arange(width, device=own.device)
+            direct = (kept_max < top[instance] - UNDERFLOW_MARGIN).nonzero().squeeze(1)
+            part = max(1, int(memory_budget_mb * 2**20 // per_direct_row))
+            positions = torch.arange(width, device=position.device)
+            for rows in direct.split(part):
+                own, low, high = instance[rows], left[rows, None], right[rows, None]
                 kept = (positions < low) | (positions >= high)
-                own_weights = torch.exp(scores[own].masked_fill(~kept, float("-inf")) - row_max[direct, None])
-                kept_weight[direct] = own_weights.sum(1)
-                kept_sum[direct] = torch.einsum("rw,rwo->ro", own_weights, projected[own])
+                own_weights = torch.exp(scores[own].masked_fill(~kept, float("-inf")) - row_max[rows, None])
+                kept_weight[rows] = own_weights.sum(1)
+                kept_sum[rows] = torch.einsum("rw,rwo->ro", own_weights, projected[own])
             new_weights = torch.exp(new_scores - row_max[:, None])  # [R, 2r]
             total = kept_weight + new_weights.sum(1)
             summed = kept_sum + torch.einsum("rk,rko->ro", new_weights, new @ layer.weight.T)
             averaged = summed / total.clamp(min=torch.finfo(total.dtype).tiny)[:, None]  # no token left: 0
-            return self.logits_from_average(averaged + (offset if question is None else offset[instance]), deleted, False)
+            logits = self.logits_from_average(averaged + (offset if question is None else offset[instance]), None, False)
+            if batch.candidates is not None:  # QA: the answers outside a deletion's (its instance's) candidates -inf
+                logits = logits.masked_fill(~batch.candidates[instance], float("-inf"))
+            return logits
 
-        return logits
+        return PositionScorer(logits, per_deletion)
 
     def parameter_groups(self) -> dict[str, list[nn.Parameter]]:
         """Encoder, attention and decoder parameters (J&W train each with its own Adam)."""

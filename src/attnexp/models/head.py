@@ -150,7 +150,8 @@ class ClassifierHead(nn.Module):
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
         """How leave-one-out scores the single-token deletions of `batch`: a function of (the deletions as a batch,
         each row's instance in `batch`, the position it deleted) giving their logits. By default the model is run on
-        the deletions; a model that can reuse the undeleted parts of `batch` (J&W's classifier) overrides it."""
+        the deletions; a model that can reuse the undeleted parts of `batch` (J&W's classifier) overrides it (with a
+        `models.interface.PositionScorer` where it needs no deletion batch)."""
         return lambda deleted, instance, position: self(deleted).logits
 
     def input_lengths(self, batch: Batch) -> torch.Tensor:

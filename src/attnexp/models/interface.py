@@ -11,11 +11,24 @@ those capabilities directly.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import torch
 
 from attnexp.data.batching import Batch
+
+
+@dataclass(frozen=True)
+class PositionScorer:
+    """A leave-one-out scorer that builds what it needs from (instances, deleted positions) alone, so the caller
+    builds no deletion rows (one row of a long document is its whole length, and a document deleted at every
+    position, length²): `logits(instance, position, memory_budget_mb)` gives the deletions' logits, allocating
+    about `bytes_per_deletion` per deletion (the caller sizes its chunks of deletions by it) and anything more in
+    parts within `memory_budget_mb`."""
+
+    logits: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]
+    bytes_per_deletion: int
 
 
 @runtime_checkable
@@ -87,8 +100,9 @@ class AttentionModel(Protocol):
         """Predicted classes [B, R, steps] with each ranking's first k = 1 .. steps items erased (`order` [B, R, L]:
         each position's rank, real tokens first), as `decode_erased` would decode them."""
 
-    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
-        """Leave-one-out's scorer: (deletions as a batch, their instances, deleted positions) -> their logits."""
+    def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor] | PositionScorer:
+        """Leave-one-out's scorer: (deletions as a batch, their instances, deleted positions) -> their logits; or a
+        `PositionScorer`, which needs no deletion batch."""
 
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B] (the Transformer drops the closing marker)."""

@@ -12,7 +12,7 @@ import torch
 
 from attnexp.analyses.divergences import tvd
 from attnexp.data.batching import Batch
-from attnexp.models.interface import AttentionModel
+from attnexp.models.interface import AttentionModel, PositionScorer
 
 
 def explained_probability(model: AttentionModel, logits: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
@@ -70,20 +70,34 @@ def rows_per_chunk(model: AttentionModel, width: int, memory_budget_mb: float) -
 
 @torch.no_grad()
 def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float = 256.0) -> torch.Tensor:
-    """Output change (TVD; BC |dp|) when each real token is deleted and the model re-run on the rest. The
-    deletions are built chunk by chunk, so no more than `memory_budget_mb` of them exist at once at any length."""
+    """Output change (TVD; BC |dp|) when each real token is deleted and the model re-run on the rest.
+
+    The deletions run in chunks within `memory_budget_mb`. A scorer that needs only (instance, position) (a
+    `PositionScorer`: J&W's CNN and Average classifiers) gets chunks of deletions sized by what one deletion costs
+    it, and no deletion rows are built; otherwise each chunk is a batch of deletion rows, as many as fit (at least
+    one: one deletion of an instance costs what the instance's own forward does)."""
     original = model.distribution(model(batch).logits)
     instance, position = batch.real_mask.nonzero(as_tuple=True)
-    chunk = rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb)
-    deletion_logits = model.deletion_logits(batch)
+    scorer = model.deletion_logits(batch)
+    if isinstance(scorer, PositionScorer):
+        chunk = deletions_per_chunk(scorer, memory_budget_mb)
+        score = lambda rows, deleted: scorer.logits(rows, deleted, memory_budget_mb)  # noqa: E731
+    else:
+        chunk = rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb)
+        score = lambda rows, deleted: scorer(deletion_batch(batch, rows, deleted)[0], rows, deleted)  # noqa: E731
     changes = []
     for start in range(0, len(instance), chunk):
-        part, rows, deleted = deletion_batch(batch, instance[start : start + chunk], position[start : start + chunk])
-        changes.append(tvd(model.distribution(deletion_logits(part, rows, deleted)), original[rows]))
+        rows, deleted = instance[start : start + chunk], position[start : start + chunk]
+        changes.append(tvd(model.distribution(score(rows, deleted)), original[rows]))
     scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
     if changes:
         scores[instance, position] = torch.cat(changes)
     return scores
+
+
+def deletions_per_chunk(scorer: PositionScorer, memory_budget_mb: float) -> int:
+    """How many deletions a `PositionScorer` scores at once within the budget."""
+    return max(1, int(memory_budget_mb * 2**20 // scorer.bytes_per_deletion))
 
 
 def integrated_gradients(
