@@ -39,20 +39,10 @@ def planted_sentiment(tmp_path_factory):
     """A small planted-rationale classification set, preprocessed."""
     from attnexp.data.preprocess import preprocess
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.generated.planted import write_planted_sentiment
+    from tests.factories import synthetic_data
 
     raw = tmp_path_factory.mktemp("sentiment")
-    write_planted_sentiment(
-        raw / "data.csv",
-        seed=7,
-        sizes={"train": 1200, "dev": 200, "test": 200},
-        vocab_size=300,
-        min_len=5,
-        max_len=20,
-        zipf_exponent=1.1,
-        max_cues=3,
-        distractor_rate=0.2,
-    )
+    synthetic_data("sentiment", raw, seed=7, vocab_size=300, min_len=5, max_len=20)
     return preprocess(get_dataset("syn_sentiment"), raw)
 
 
@@ -60,10 +50,8 @@ def planted_sentiment(tmp_path_factory):
 def planted_nli(tmp_path_factory):
     from attnexp.data.preprocess import preprocess
     from attnexp.datasets import get_dataset
-    from attnexp.datasets.generated.planted import write_planted_nli
+    from tests.factories import synthetic_data
 
     raw = tmp_path_factory.mktemp("nli")
-    write_planted_nli(
-        raw, seed=7, sizes={"train": 60, "dev": 30, "test": 30}, vocab_size=100, min_len=3, max_len=12, zipf_exponent=1.1
-    )
+    synthetic_data("nli", raw, seed=7, sizes={"train": 60, "dev": 30, "test": 30}, vocab_size=100, min_len=3, max_len=12)
     return preprocess(get_dataset("syn_nli"), raw)

@@ -2,6 +2,7 @@
 validated against the schema, so the schema's defaults apply), with the values a test cares about."""
 
 from dataclasses import replace
+from pathlib import Path
 
 from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.models.settings import FitSettings
@@ -35,3 +36,11 @@ def preprocess_job(dataset: str, raw_dir) -> tuple[dict, PreprocessSettings]:
     `raw_dir` (`data.raw_data_dir`): its inputs (the raw files, role -> path) and its settings."""
     config = validated_config(datasets=[dataset], data={"raw_data_dir": str(raw_dir)})
     return Plan.from_config(config).raw_files(dataset), PreprocessSettings.from_config(config, dataset)
+
+
+def synthetic_data(family: str, out_dir, seed: int, **options) -> list[Path]:
+    """A generated family (`sentiment`, `nli`, `babi`) written into `out_dir` as the `synthesize` job writes it
+    (`generate`): the schema's `synthetic.<family>` options with `options` (e.g. `sizes`, `vocab_size`) replacing theirs."""
+    from attnexp.datasets.generated.synthetic import generate
+
+    return generate(family, out_dir, seed, validated_config()["synthetic"][family] | options)

@@ -8,9 +8,10 @@ import yaml
 
 from attnexp.datasets.babi_format import BABI_TASK_FILES, parse_babi
 from attnexp.datasets.generated.babi import write_babi
-from attnexp.datasets.generated.planted import NEGATIVE_CUES, OPPOSITE, POSITIVE_CUES, write_planted_nli, write_planted_sentiment
+from attnexp.datasets.generated.planted import NEGATIVE_CUES, OPPOSITE, POSITIVE_CUES
 from attnexp.datasets.generated.synthetic import FAMILY_FILES, generate
 from tests.conftest import REPO
+from tests.factories import synthetic_data
 
 STATEMENTS = {1: 6, 2: 8, 3: 10}
 MOVE = re.compile(r"^(\w+) (?:moved|went|journeyed|travelled|went back) to the (\w+)$")
@@ -79,17 +80,8 @@ def test_babi_answers_are_correct_by_resimulation(babi_dir, task):
 
 
 def test_planted_sentiment_labels_follow_the_cues(tmp_path):
-    path = write_planted_sentiment(
-        tmp_path / "data.csv",
-        seed=1,
-        sizes={"train": 200, "dev": 20, "test": 20},
-        vocab_size=100,
-        min_len=4,
-        max_len=15,
-        zipf_exponent=1.1,
-        max_cues=3,
-        distractor_rate=0.5,
-    )
+    """The schema's options but for small splits and more distractors (cues of the other polarity)."""
+    [path] = synthetic_data("sentiment", tmp_path, seed=1, sizes={"train": 200, "dev": 20, "test": 20}, distractor_rate=0.5)
     frame = pd.read_csv(path, keep_default_na=False)
     assert set(frame.columns) >= {"text", "label", "exp_split"}
     assert frame["exp_split"].value_counts().to_dict() == {"train": 200, "dev": 20, "test": 20}
@@ -103,15 +95,8 @@ def test_planted_sentiment_labels_follow_the_cues(tmp_path):
 
 
 def test_planted_nli_labels_follow_the_colours(tmp_path):
-    write_planted_nli(
-        tmp_path,
-        seed=1,
-        sizes={"train": 90, "dev": 9, "test": 9},
-        vocab_size=100,
-        min_len=3,
-        max_len=10,
-        zipf_exponent=1.1,
-        n_colours=6,
+    synthetic_data(
+        "nli", tmp_path, seed=1, sizes={"train": 90, "dev": 9, "test": 9}, vocab_size=100, min_len=3, max_len=10, n_colours=6
     )
     frame = pd.read_csv(tmp_path / "snli_1.0_train.tsv", sep="\t", keep_default_na=False)
     assert list(frame.columns[:3]) == ["premise", "hypothesis", "label"]

@@ -15,11 +15,10 @@ from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings, Te
 from attnexp.config import PACKAGED_SCHEMA
 from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
-from attnexp.datasets.generated.planted import write_planted_sentiment
 from attnexp.models.train import build_model, fit
 from attnexp.pipeline.jw import run_analyze
 from attnexp.pipeline.settings import AnalyzeSettings, analysis_settings, erasure_settings
-from tests.factories import train_settings, validated_config
+from tests.factories import synthetic_data, train_settings, validated_config
 
 torch.set_num_threads(1)
 
@@ -39,14 +38,14 @@ def analyse(root, outputs, labels, settings=SETTINGS):
 def analysed(tmp_path_factory):
     root = tmp_path_factory.mktemp("planted")
     raw = root / "raw"
-    write_planted_sentiment(
-        raw / "data.csv",
+    synthetic_data(
+        "sentiment",
+        raw,
         seed=5,
         sizes={"train": 600, "dev": 80, "test": 40},
         vocab_size=60,
         min_len=6,
         max_len=14,
-        zipf_exponent=1.1,
         max_cues=1,
         distractor_rate=0.0,
     )
