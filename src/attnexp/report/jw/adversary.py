@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from matplotlib.figure import Figure
 
 from attnexp.report.heatmap import (
@@ -16,8 +15,8 @@ from attnexp.report.heatmap import (
     text_canvas,
 )
 from attnexp.report.jw.data import FigureOptions, ModelResults, max_attention_bin
-from attnexp.report.jw.kendall import class_histogram_style
-from attnexp.report.style import hue_palette, new_figure, place_legend, set_title
+from attnexp.report.jw.kendall import class_histogram
+from attnexp.report.style import hue_palette, new_figure, set_title
 from attnexp.report.violins import binned_violins
 
 JSD_BINS = np.linspace(0, 0.7, 41)
@@ -35,19 +34,7 @@ def adversary_histogram(results: ModelResults, options: FigureOptions) -> Figure
     adversary = results.require("adversary")
     frame = pd.DataFrame({"jsd": adversary["emax_jsd"].to_numpy(dtype=float), "class": results.hue(adversary)})
     fig, ax = new_figure(options.width)
-    sns.histplot(
-        frame,
-        x="jsd",
-        hue="class",
-        bins=JSD_BINS,
-        stat="proportion",
-        common_norm=False,
-        **class_histogram_style(frame["class"].nunique()),
-        palette=hue_palette(results.classes, options.palette),
-        hue_order=list(hue_palette(results.classes, options.palette)),
-        ax=ax,
-    )
-    place_legend(ax)
+    class_histogram(ax, frame, "jsd", JSD_BINS, results, options)
     ax.set_xlim(0, 0.7)
     ax.set_xlabel(JSD_LABEL)
     ax.set_ylabel("Proportion of instances")

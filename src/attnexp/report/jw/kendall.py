@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MultipleLocator
 
@@ -35,6 +36,25 @@ def class_histogram_style(n_classes: int) -> dict:
     return {"element": "step", "fill": False, "linewidth": 1.4}
 
 
+def class_histogram(ax, frame: pd.DataFrame, x: str, bins, results: ModelResults, options: FigureOptions) -> None:
+    """`frame[x]` as overlaid histograms on `bins`, one per predicted class (`frame["class"]`), each as proportions
+    of its class, in the classes' colours and styled by `class_histogram_style`; the legend placed."""
+    palette = hue_palette(results.classes, options.palette)
+    sns.histplot(
+        frame,
+        x=x,
+        hue="class",
+        bins=bins,
+        stat="proportion",
+        common_norm=False,
+        **class_histogram_style(frame["class"].nunique()),
+        palette=palette,
+        hue_order=list(palette),
+        ax=ax,
+    )
+    place_legend(ax)
+
+
 def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> Figure:
     """Overlaid τ histograms, one per predicted class, as proportions of that class (30 bins on [-1, 1]); outlines
     for three or more classes (`class_histogram_style`)."""
@@ -45,19 +65,7 @@ def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> F
         ax.text(0.5, 0.5, f"no defined {PAIR_LABELS.get(pair, pair)}", ha="center", va="center", transform=ax.transAxes)
     else:
         frame = pd.DataFrame({"tau": taus["tau"].to_numpy(), "class": results.hue(taus)})
-        sns.histplot(
-            frame,
-            x="tau",
-            hue="class",
-            bins=TAU_BINS,
-            stat="proportion",
-            common_norm=False,
-            **class_histogram_style(frame["class"].nunique()),
-            palette=hue_palette(results.classes, options.palette),
-            hue_order=list(hue_palette(results.classes, options.palette)),
-            ax=ax,
-        )
-        place_legend(ax)
+        class_histogram(ax, frame, "tau", TAU_BINS, results, options)
     ax.set_xlim(-1, 1)
     ax.xaxis.set_major_locator(MultipleLocator(0.5))
     ax.set_xlabel(f"Kendall {PAIR_LABELS.get(pair, pair)}")
@@ -66,9 +74,14 @@ def tau_histogram(results: ModelResults, options: FigureOptions, pair: str) -> F
     return fig
 
 
-def _densities(ax, wide: pd.DataFrame, columns: dict[str, str], styles=("-", "--", ":")) -> int:
+def _density_figure(
+    results: ModelResults, options: FigureOptions, columns: dict[str, np.ndarray], xlabel: str, limit: float, step: float
+) -> tuple[Figure, Axes]:
+    """KDEs (black; solid, dashed, dotted in the order of `columns`, label -> values) on [-limit, limit] with ticks
+    every `step`; a note instead where no column has two distinct finite values."""
+    fig, ax = new_figure(options.width)
     drawn = 0
-    for (label, values), style in zip(columns.items(), styles, strict=False):
+    for (label, values), style in zip(columns.items(), ("-", "--", ":"), strict=False):
         values = values[np.isfinite(values)]
         if len(values) < 2 or np.ptp(values) == 0:
             continue
@@ -79,21 +92,20 @@ def _densities(ax, wide: pd.DataFrame, columns: dict[str, str], styles=("-", "--
         ax.legend(loc="upper left")
     else:
         ax.text(0.5, 0.5, "too few defined τ values", ha="center", va="center", transform=ax.transAxes)
-    return drawn
+    ax.set_xlim(-limit, limit)
+    ax.xaxis.set_major_locator(MultipleLocator(step))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Density")
+    set_title(fig, results.title)
+    return fig, ax
 
 
 def tau_densities(results: ModelResults, options: FigureOptions) -> Figure:
     """KDEs (all instances) of τ(attn, LOO) solid, τ(attn, grad) dashed, τ(grad, LOO) dotted."""
     wide = tau_wide(results.require("kendall"))
     pairs = [p for p in ("attn_loo", "attn_grad", "grad_loo") if p in wide]
-    fig, ax = new_figure(options.width)
-    _densities(ax, wide, {PAIR_LABELS[p]: wide[p].to_numpy(dtype=float) for p in pairs})
-    ax.set_xlim(-1, 1)
-    ax.xaxis.set_major_locator(MultipleLocator(0.5))
-    ax.set_xlabel("Kendall τ")
-    ax.set_ylabel("Density")
-    set_title(fig, results.title)
-    return fig
+    columns = {PAIR_LABELS[p]: wide[p].to_numpy(dtype=float) for p in pairs}
+    return _density_figure(results, options, columns, "Kendall τ", limit=1, step=0.5)[0]
 
 
 def tau_differences(results: ModelResults, options: FigureOptions) -> Figure:
@@ -104,12 +116,6 @@ def tau_differences(results: ModelResults, options: FigureOptions) -> Figure:
         columns["τ(grad, LOO) − τ(attn, LOO)"] = (wide["grad_loo"] - wide["attn_loo"]).to_numpy(dtype=float)
     if {"grad_loo", "attn_grad"} <= set(wide):
         columns["τ(grad, LOO) − τ(attn, grad)"] = (wide["grad_loo"] - wide["attn_grad"]).to_numpy(dtype=float)
-    fig, ax = new_figure(options.width)
-    _densities(ax, wide, columns)
+    fig, ax = _density_figure(results, options, columns, "Difference in Kendall τ", limit=2, step=1.0)
     ax.axvline(0, color="0.6", linewidth=0.6, zorder=0)
-    ax.set_xlim(-2, 2)
-    ax.xaxis.set_major_locator(MultipleLocator(1.0))
-    ax.set_xlabel("Difference in Kendall τ")
-    ax.set_ylabel("Density")
-    set_title(fig, results.title)
     return fig
