@@ -17,12 +17,17 @@ def _rows(data, n=24):
     return split_frame(instances, "test").iloc[:n]
 
 
+def _fresh_model(data, encoder: str, attention: str):
+    """A small untrained model (seed 0) for the dataset, in eval mode."""
+    torch.manual_seed(0)
+    return build_model(data[1], encoder, attention, embedding_dim=16, hidden_size=8).eval()
+
+
 @pytest.mark.parametrize("encoder,attention", GRID)
 @pytest.mark.parametrize("dataset", ["planted_sentiment", "planted_nli"])
 def test_attention_sums_to_one_on_real_tokens_and_is_zero_elsewhere(request, dataset, encoder, attention):
     data = request.getfixturevalue(dataset)
-    torch.manual_seed(0)
-    model = build_model(data[1], encoder, attention, embedding_dim=16, hidden_size=8).eval()
+    model = _fresh_model(data, encoder, attention)
     batch = collate(_rows(data))
     with torch.no_grad():
         out = model(batch)
@@ -42,8 +47,7 @@ def test_attention_sums_to_one_on_real_tokens_and_is_zero_elsewhere(request, dat
 @pytest.mark.parametrize("dataset", ["planted_sentiment", "planted_nli"])
 def test_predictions_do_not_change_with_extra_padding(request, dataset, encoder, attention):
     data = request.getfixturevalue(dataset)
-    torch.manual_seed(0)
-    model = build_model(data[1], encoder, attention, embedding_dim=16, hidden_size=8).eval()
+    model = _fresh_model(data, encoder, attention)
     rows = _rows(data)
     with torch.no_grad():
         plain = model(collate(rows))
