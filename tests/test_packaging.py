@@ -23,6 +23,22 @@ def _clean_env() -> dict[str, str]:
     return {**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+def _elsewhere(tmp_path: Path) -> Path:
+    """A new, empty working directory away from the checkout."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder
+
+
+def _run(command: list, cwd: Path, env: dict[str, str] | None = None, timeout: int = 120) -> str:
+    """`command` run in `cwd` with `env` (default: the clean environment); its stdout, once it has succeeded."""
+    result = subprocess.run(
+        command, cwd=cwd, env=_clean_env() if env is None else env, capture_output=True, text=True, timeout=timeout
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
 def _venv_with_wheel(venv: Path, wheel: Path, base: str, *options: str) -> Path:
     """A new venv (no pip of its own) made by `base` with `options`, and the wheel installed into it non-editable by
     this environment's pip; returns the venv's python."""
@@ -66,8 +82,7 @@ def test_default_settings_from_the_unpacked_wheel_away_from_the_checkout(wheel, 
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    elsewhere = _elsewhere(tmp_path)
     code = (
         "import attnexp, attnexp.config\n"
         f"assert attnexp.__file__.startswith({str(site)!r}), attnexp.__file__\n"
@@ -76,9 +91,8 @@ def test_default_settings_from_the_unpacked_wheel_away_from_the_checkout(wheel, 
         "print(settings.permutations, az_settings.n_examples)\n"
     )
     env = {**_clean_env(), "PYTHONPATH": str(site)}
-    result = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.split() == ["100", "2000"]  # the schema's defaults (analyses.permutations, az.n_examples)
+    stdout = _run([sys.executable, "-c", code], elsewhere, env)
+    assert stdout.split() == ["100", "2000"]  # the schema's defaults (analyses.permutations, az.n_examples)
 
 
 def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
@@ -90,8 +104,7 @@ def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
         pytest.skip(f"the base interpreter {base} has no PyYAML / jsonschema for a --system-site-packages venv")
     venv = tmp_path / "venv"
     python = _venv_with_wheel(venv, wheel, base, "--system-site-packages")
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    elsewhere = _elsewhere(tmp_path)
     code = (
         "import sys, attnexp.config as c\n"
         f"assert c.__file__.startswith({str(venv)!r}), c.__file__\n"
@@ -99,9 +112,7 @@ def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
         "assert 'torch' not in sys.modules\n"
         "print(config['analyses']['permutations'], len(c.load_schema()['properties']))\n"
     )
-    result = subprocess.run([python, "-c", code], cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.split()[0] == "100"
+    assert _run([python, "-c", code], elsewhere).split()[0] == "100"
 
 
 def test_explain_and_default_settings_after_a_non_editable_install_into_a_fresh_venv(wheel, tmp_path):
@@ -118,8 +129,7 @@ def test_explain_and_default_settings_after_a_non_editable_install_into_a_fresh_
     purelib = Path(subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip())
     ours = {sysconfig.get_paths()["purelib"], *site.getsitepackages()}
     (purelib / "dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")  # paths only: their .pth files unread
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    elsewhere = _elsewhere(tmp_path)
     shutil.copy2(REPO / "examples/explain_sentence.py", elsewhere / "example.py")
     code = (
         "import attnexp, attnexp.config\n"
@@ -128,11 +138,7 @@ def test_explain_and_default_settings_after_a_non_editable_install_into_a_fresh_
         "settings, az = attnexp.default_settings()\n"
         "print(settings.permutations, az.n_examples)\n"
     )
-    result = subprocess.run([python, "-c", code], cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.split() == ["100", "2000"]
+    assert _run([python, "-c", code], elsewhere, timeout=300).split() == ["100", "2000"]
     example = [str(python), "example.py", "--out", str(elsewhere / "out"), "--permutations", "5", "--adversary-steps", "5"]
-    result = subprocess.run(example, cwd=elsewhere, env=_clean_env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.count("Kendall tau (p): attn_grad") == 2
+    assert _run(example, elsewhere, timeout=300).count("Kendall tau (p): attn_grad") == 2
     assert (elsewhere / "out/lstm-tanh.png").stat().st_size > 5000
