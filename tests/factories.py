@@ -5,6 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from attnexp.analyses.jw.settings import AdversarySettings
+from attnexp.models.classifier import ModelConfig
 from attnexp.models.settings import FitSettings
 from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import PreprocessSettings, analysis_settings, default_config, fit_settings
@@ -44,3 +45,10 @@ def synthetic_data(family: str, out_dir, seed: int, **options) -> list[Path]:
     from attnexp.datasets.generated.synthetic import generate
 
     return generate(family, out_dir, seed, validated_config()["synthetic"][family] | options)
+
+
+def tiny_model_config(task: str, encoder: str, attention: str) -> ModelConfig:
+    """A tiny classifier's config for hand-made batches: ids below 30, 2 classes for BC and 4 otherwise, embeddings of
+    8, hidden size 6, 3 CNN filters."""
+    classes = 2 if task == "bc" else 4
+    return ModelConfig(30, classes, task, encoder=encoder, attention=attention, embedding_dim=8, hidden_size=6, cnn_filters=3)

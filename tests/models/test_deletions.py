@@ -6,9 +6,10 @@ import torch
 
 from attnexp.analyses.jw.importance import deletion_batch, leave_one_out
 from attnexp.data.batching import Batch
-from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.models.classifier import AttentionClassifier
 from attnexp.models.deletions import deletion_states
 from attnexp.models.encoders import AverageEncoder, CNNEncoder, LSTMEncoder, set_padded_lstm
+from tests.factories import tiny_model_config
 
 
 def _batch(lengths: list[int], vocab: int = 30, question: bool = False) -> Batch:
@@ -61,8 +62,7 @@ def _rerun_leave_one_out(model: AttentionClassifier, batch: Batch) -> torch.Tens
 @pytest.mark.parametrize("task", ["bc", "qa"])
 def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task, encoder, attention):
     torch.manual_seed(0)
-    classes = 2 if task == "bc" else 4
-    config = ModelConfig(30, classes, task, encoder=encoder, attention=attention, embedding_dim=8, hidden_size=6, cnn_filters=3)
+    config = tiny_model_config(task, encoder, attention)
     model = set_padded_lstm(AttentionClassifier(config), True).eval()
     batch = _batch([12, 4, 7, 12, 3, 9], question=task == "qa")
     fast = leave_one_out(model, batch, memory_budget_mb=0.001)  # a few rows per chunk: chunks cross instances
@@ -82,8 +82,7 @@ def test_spliced_leave_one_out_on_long_rows_and_dominant_tokens(task, encoder, m
     if margin == "always direct":
         monkeypatch.setattr(classifier, "UNDERFLOW_MARGIN", float("-inf"))
     torch.manual_seed(0)
-    classes = 2 if task == "bc" else 4
-    config = ModelConfig(30, classes, task, encoder=encoder, attention="tanh", embedding_dim=8, hidden_size=6, cnn_filters=3)
+    config = tiny_model_config(task, encoder, "tanh")
     model = AttentionClassifier(config).eval()
     batch = _batch([40, 5, 23, 3, 31], question=task == "qa")
     torch.testing.assert_close(leave_one_out(model, batch), _rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)

@@ -18,9 +18,9 @@ from attnexp.analyses.jw.permutation import identity_permutations, permutation_o
 from attnexp.analyses.jw.rationale import precision_at_k, rationale_recovery
 from attnexp.analyses.jw.settings import AdversarySettings
 from attnexp.data.batching import Batch, collate
-from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.models.classifier import AttentionClassifier
 from attnexp.pipeline.settings import analysis_settings
-from tests.factories import adversary_settings
+from tests.factories import adversary_settings, tiny_model_config
 
 torch.set_num_threads(1)
 LENGTHS = [1, 2, 5, 9, 3]  # real tokens, ragged, including a one-token instance
@@ -36,17 +36,7 @@ MODELS = [
 
 def make_model(task: str, encoder: str, attention: str, seed: int = 0) -> AttentionClassifier:
     torch.manual_seed(seed)
-    config = ModelConfig(
-        vocab_size=30,
-        n_classes=2 if task == "bc" else 4,
-        task=task,
-        encoder=encoder,
-        attention=attention,
-        embedding_dim=8,
-        hidden_size=6,
-        cnn_filters=3,
-    )
-    model = AttentionClassifier(config).eval()
+    model = AttentionClassifier(tiny_model_config(task, encoder, attention)).eval()
     with torch.no_grad():  # larger weights so that outputs react clearly to the inputs
         for parameter in model.parameters():
             parameter.mul_(3.0)
