@@ -347,9 +347,26 @@ class HFClassifier(ClassifierHead):
     single_pass_gradients = True
 
     def logits(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
-        """The logits alone, in one pass of the network (no attention maps); `embedded` replaces `embed`'s output."""
+        """The logits alone, in one pass of the network without attention weights, through transformers' fused
+        `sdpa` attention where the model has it (equal to the eager maths to float rounding); `embedded` replaces
+        `embed`'s output."""
         tokens, lengths = self._framed(batch)
-        return self._logits(self._run(tokens, lengths, self._framed_embedded(embedded, batch), attentions=False).logits, batch)
+        with self._fused_attention():
+            raw = self._run(tokens, lengths, self._framed_embedded(embedded, batch), attentions=False).logits
+        return self._logits(raw, batch)
+
+    @contextmanager
+    def _fused_attention(self):
+        """transformers' `sdpa` attention while no weight is read or replaced; our eager function again after."""
+        try:
+            self.model.set_attn_implementation("sdpa")
+        except (ValueError, ImportError):  # an architecture without it: the eager maths
+            yield
+            return
+        try:
+            yield
+        finally:
+            self.model.set_attn_implementation(ATTENTION_IMPLEMENTATION)
 
     def deletion_logits(self, batch: Batch):
         """Leave-one-out's scorer: the network on the deletions, one pass each, without maps."""
