@@ -46,7 +46,7 @@ def test_deletion_states_equal_the_encoder_rerun_on_every_deletion(name):
     assert (states[lengths[instance] == 3][:, 2:] == 0).all()  # zero past each deletion's end
 
 
-def _rerun_leave_one_out(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
+def rerun_leave_one_out(model: AttentionClassifier, batch: Batch) -> torch.Tensor:
     """Leave-one-out the slow way: every deletion re-encoded and decoded."""
     instance, position = batch.real_mask.nonzero(as_tuple=True)
     part, rows, _ = deletion_batch(batch, instance, position)
@@ -66,7 +66,7 @@ def test_leave_one_out_through_the_deletion_states_equals_the_rerun(task, encode
     model = set_padded_lstm(AttentionClassifier(config), True).eval()
     batch = _batch([12, 4, 7, 12, 3, 9], question=task == "qa")
     fast = leave_one_out(model, batch, memory_budget_mb=0.001)  # a few rows per chunk: chunks cross instances
-    torch.testing.assert_close(fast, _rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(fast, rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
     assert fast[batch.real_mask].abs().max() > 1e-4  # deletions do change the output
 
 
@@ -85,7 +85,7 @@ def test_spliced_leave_one_out_on_long_rows_and_dominant_tokens(task, encoder, m
     config = tiny_model_config(task, encoder, "tanh")
     model = AttentionClassifier(config).eval()
     batch = _batch([40, 5, 23, 3, 31], question=task == "qa")
-    torch.testing.assert_close(leave_one_out(model, batch), _rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(leave_one_out(model, batch), rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
     with torch.no_grad():
         model.attention.v.weight.mul_(1e3)
         encoded = model.encode(batch)
@@ -93,6 +93,6 @@ def test_spliced_leave_one_out_on_long_rows_and_dominant_tokens(task, encoder, m
     gaps = scores.masked_fill(~batch.real_mask, float("-inf")).sort(1, descending=True).values
     assert ((gaps[:, 0] - gaps[:, 1]) > 2 * classifier.UNDERFLOW_MARGIN).any()  # some instance has one dominant token
     fast = leave_one_out(model, batch, memory_budget_mb=0.001)
-    expected = _rerun_leave_one_out(model, batch)
+    expected = rerun_leave_one_out(model, batch)
     torch.testing.assert_close(fast, expected, atol=1e-6, rtol=1e-5)
     assert expected[batch.real_mask].max() > 0.01  # deleting the dominant token moves the output

@@ -15,9 +15,11 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from attnexp.analyses.jw.importance import deletion_batch, leave_one_out
+from attnexp.analyses.jw.importance import leave_one_out
 from attnexp.data.batching import collate
-from attnexp.models.classifier import AttentionClassifier, ModelConfig
+from attnexp.models.classifier import AttentionClassifier
+from tests.factories import tiny_model_config
+from tests.models.test_deletions import rerun_leave_one_out
 
 torch.set_num_threads(1)
 
@@ -61,9 +63,7 @@ class Allocations(TorchDispatchMode):
 
 def _model(encoder: str, task: str = "bc") -> AttentionClassifier:
     torch.manual_seed(0)
-    classes = 2 if task == "bc" else 4
-    config = ModelConfig(30, classes, task, encoder, "tanh", embedding_dim=8, hidden_size=6, cnn_filters=3)
-    return AttentionClassifier(config).eval()
+    return AttentionClassifier(tiny_model_config(task, encoder, "tanh")).eval()
 
 
 def _document(n: int, task: str = "bc", seed: int = 0):
@@ -104,13 +104,7 @@ def test_leave_one_out_in_tiny_chunks_equals_one_chunk(encoder, task):
     whole = leave_one_out(model, batch, memory_budget_mb=1e6)
     tiny = leave_one_out(model, batch, memory_budget_mb=1e-3)
     torch.testing.assert_close(tiny, whole, atol=1e-7, rtol=1e-6)
-    instance, position = batch.real_mask.nonzero(as_tuple=True)
-    deleted, rows, _ = deletion_batch(batch, instance, position)
-    with torch.no_grad():
-        original, rerun = model.distribution(model(batch).logits), model.distribution(model(deleted).logits)
-    expected = torch.zeros(batch.tokens.shape)
-    expected[instance, position] = 0.5 * (rerun - original[rows]).abs().sum(-1)
-    torch.testing.assert_close(whole, expected, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(whole, rerun_leave_one_out(model, batch), atol=1e-6, rtol=1e-5)
     assert whole[batch.real_mask].abs().max() > 1e-4
 
 
