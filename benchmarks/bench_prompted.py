@@ -18,21 +18,13 @@ printed beside the figures.
 Run: PYTHONPATH=src python benchmarks/bench_prompted.py [--sentences 100] [--threads 2]
 """
 
-import argparse
 import os
 import resource
 import time
 
 import numpy as np
-import pandas as pd
 import torch
-
-
-def sentences(n: int, vocab: int, seed: int) -> list[list[int]]:
-    """`n` random id sequences [BOS] ... [EOS] with SST-like lengths in sub-tokens (log-normal, mean ~23, 4..60)."""
-    rng = np.random.default_rng(seed)
-    lengths = np.clip(np.rint(rng.lognormal(np.log(20.0), 0.5, n)), 4, 60).astype(int)
-    return [[1, *rng.integers(100, vocab, size=k).tolist(), 2] for k in lengths]
+from _common import sentence_batches, sentences, workload_parser
 
 
 def matmul_rate(threads: int, width: int, inner: int, seconds: float = 2.0) -> float:
@@ -56,13 +48,11 @@ def main() -> None:
     from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency
     from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out, rows_per_chunk
     from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
-    from attnexp.data.batching import collate
     from attnexp.models.hf.classifier import HFConfig
     from attnexp.models.hf.prompted import HFPrompted
     from attnexp.models.hf.prompts import Prompt
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=100)
+    parser = workload_parser(__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=30)
     parser.add_argument("--width", type=int, default=576)
     parser.add_argument("--heads", type=int, default=9)
@@ -72,9 +62,6 @@ def main() -> None:
     parser.add_argument("--prefix", type=int, default=4, help="template tokens before the text (BOS included)")
     parser.add_argument("--suffix", type=int, default=6, help="template tokens after the text (q is the last)")
     parser.add_argument("--ig-steps", type=int, default=16)
-    parser.add_argument("--permutations", type=int, default=100)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=50)
     parser.add_argument("--memory-budget-mb", type=float, default=256.0, help="analyses.memory_budget_mb (the schema's default)")
     parser.add_argument("--az-examples", type=int, default=None, help="A&Z on the first N sentences (default: all)")
     args = parser.parse_args()
@@ -108,9 +95,8 @@ def main() -> None:
         classes=(3000, 4000),
     )
     model = HFPrompted(lm, config, tokenizer=None, prompt=prompt).eval()
-    ids = sentences(args.sentences, args.vocab, seed=0)
-    frame = pd.DataFrame({"tokens": ids, "label": [0] * len(ids), "instance_id": [str(i) for i in range(len(ids))]})
-    batches = [collate(frame.iloc[i : i + args.batch_size]) for i in range(0, len(ids), args.batch_size)]
+    ids = sentences(args.sentences, args.vocab, seed=0, first=1, last=2, lowest=100)  # [BOS] ... [EOS]
+    frame, batches = sentence_batches(ids, args.batch_size)
 
     body = sum(p.numel() for name, p in lm.named_parameters() if "embed_tokens" not in name) + 2 * args.width
 
@@ -146,7 +132,7 @@ def main() -> None:
             sum(k * forward_flops(t - 1) for k, t in zip(n, full, strict=True)),
             lambda b=batch: leave_one_out(model, b),
         )
-        rows = rows_per_chunk(model, batch.tokens.shape[1], args.memory_budget_mb)  # (instance, step) rows, as the job
+        rows = rows_per_chunk(model, batch.tokens.shape[1], args.memory_budget_mb, backward=True)  # as the job
         timed(
             "integrated gradients",
             3 * args.ig_steps * fw,

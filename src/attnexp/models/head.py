@@ -50,6 +50,8 @@ class ClassifierHead(nn.Module):
     # The output ignores a shift of one input vector by c·1 (every path from `embed` passes a LayerNorm first: a
     # pre-LN Transformer), so the input gradient's components sum to 0 (A&Z §4, `analyses.az.gradient_measure`).
     input_shift_invariant: bool = False
+    # float32 widths (x feature_size) a token keeps for a backward pass: what `rows_per_chunk(backward=True)` sizes by
+    activation_widths: int = 8
 
     def build_head(self, size: int) -> None:
         """BC: w^T c + b; QA/NLI: W2 tanh(W1p c + W1q q) (J&W §4). Registers the modules in this order."""

@@ -51,7 +51,7 @@ def importance_table(
         gradient = timed("gradient", gradient_importance, model, batch, target)
         ig = skipped
         if settings.ig_steps is not None:
-            ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb)  # (instance, step) rows
+            ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb, backward=True)  # (instance, step)
             ig = timed("IG", integrated_gradients, model, batch, settings.ig_steps, ig_rows, target=target)
         parts.append(
             pd.DataFrame(

@@ -116,6 +116,11 @@ class HFClassifier(ClassifierHead):
 
     # --- the AttentionModel protocol ---
     @property
+    def activation_widths(self) -> int:
+        """Every layer keeps ~16 widths a token for backward (states, q/k/v, attention output, the MLP's)."""
+        return 16 * self.config.n_layers
+
+    @property
     def feature_size(self) -> int:
         return self.config.width
 
