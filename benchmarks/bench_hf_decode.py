@@ -13,20 +13,12 @@ test: the machine may be shared, so read the ratio and the load printed beside i
 Run: PYTHONPATH=src python benchmarks/bench_hf_decode.py [--sentences 100] [--threads 2]
 """
 
-import argparse
 import os
 import time
 
 import numpy as np
-import pandas as pd
 import torch
-
-
-def sentences(n: int, vocab: int, seed: int) -> list[list[int]]:
-    """`n` random id sequences [CLS] ... [SEP] with SST-like lengths in word pieces (log-normal, mean ~23, 4..60)."""
-    rng = np.random.default_rng(seed)
-    lengths = np.clip(np.rint(rng.lognormal(np.log(20.0), 0.5, n)), 4, 60).astype(int)
-    return [[101, *rng.integers(1000, vocab, size=k).tolist(), 102] for k in lengths]
+from _common import sentence_batches, sentences, workload_parser
 
 
 def main() -> None:
@@ -34,17 +26,12 @@ def main() -> None:
 
     from attnexp.analyses.erasure.attention import first_flip, single_weight
     from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
-    from attnexp.data.batching import collate
     from attnexp.models.hf.loading import wrap_pretrained
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=100)
-    parser.add_argument("--permutations", type=int, default=100)
+    parser = workload_parser(__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=6)
     parser.add_argument("--width", type=int, default=384)
     parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=50)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -57,11 +44,8 @@ def main() -> None:
         num_labels=2,
     )
     model = wrap_pretrained(BertForSequenceClassification(config).eval(), task="bc")
-    ids = sentences(args.sentences, config.vocab_size, seed=0)
-    batches = [
-        collate(pd.DataFrame({"tokens": part, "label": [0] * len(part), "instance_id": [str(i) for i in range(len(part))]}))
-        for part in (ids[i : i + args.batch_size] for i in range(0, len(ids), args.batch_size))
-    ]
+    ids = sentences(args.sentences, config.vocab_size, seed=0, first=101, last=102, lowest=1000)  # [CLS] ... [SEP]
+    _, batches = sentence_batches(ids, args.batch_size)
 
     def tests(batch):
         with torch.no_grad():
