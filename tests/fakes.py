@@ -1,12 +1,11 @@
 """Small synthetic analysis outputs that follow the analyses contract exactly (docs/jain-wallace.md, the analyses table)."""
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from attnexp.io import write_csv, write_parquet
+from attnexp.io import write_csv, write_json, write_parquet
 
 PAIRS = ("attn_grad", "attn_loo", "grad_loo", "attn_ig", "ig_loo", "grad_ig")
 MEASURES = ("attention", "gradient", "loo", "ig")
@@ -147,7 +146,7 @@ def write_fake_model(
         "f1_positive": float(rng.random()),
         "f1_macro": float(rng.random()),
     }
-    (model / "metrics.json").write_text(json.dumps(metric))
+    write_json(model / "metrics.json", metric)
     return folder
 
 
@@ -158,6 +157,6 @@ def write_fake_dataset(
     folder.mkdir(parents=True, exist_ok=True)
     meta = fake_meta(dataset, task, classes, rng)
     instances = fake_instances(n, len(classes), rng)
-    (folder / "meta.json").write_text(json.dumps(meta))
+    write_json(folder / "meta.json", meta)
     write_parquet(folder / "instances.parquet", instances)
     return meta, instances

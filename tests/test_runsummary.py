@@ -201,18 +201,16 @@ def test_the_report_is_stale_when_any_reported_output_is_newer_or_missing(tmp_pa
 
 def _meta(workdir, meta_file="results/preprocessed/d/meta.json"):
     """A balanced test split of 100 instances (majority rate 0.50)."""
-    import json
+    from attnexp.io import write_json
 
     meta = {"classes": ["neg", "pos"], "class_counts": {"test": {"0": 50, "1": 50}}, "sizes": {"test": 100}}
-    (workdir / meta_file).parent.mkdir(parents=True, exist_ok=True)
-    (workdir / meta_file).write_text(json.dumps(meta))
+    write_json(workdir / meta_file, meta)
 
 
 def _metrics(workdir, metrics_file: str, accuracy: float) -> str:
-    import json
+    from attnexp.io import write_json
 
-    (workdir / metrics_file).parent.mkdir(parents=True, exist_ok=True)
-    (workdir / metrics_file).write_text(json.dumps({"accuracy": accuracy, "n": 100}))
+    write_json(workdir / metrics_file, {"accuracy": accuracy, "n": 100})
     return metrics_file
 
 

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 import torch
-import yaml
 
 from attnexp import (
     __all__,  # noqa: F401  (the public names, listed once in attnexp/__init__.py)
@@ -44,7 +43,7 @@ from attnexp.config import PACKAGED_SCHEMA, schema_problems
 from attnexp.data.batching import Batch, collate
 from attnexp.data.vocab import EOS, SOS, SPECIALS, UNK, encode
 from attnexp.datasets.tokenize import TOKENIZERS
-from attnexp.io import read_json
+from attnexp.io import read_json, read_yaml
 from attnexp.models.checkpoint import load_model
 from attnexp.models.device import model_device
 from attnexp.models.interface import AttentionModel
@@ -250,7 +249,7 @@ def load_run(run_dir: str | Path, meta: str | Path | None = None, compute: Compu
     config_file = next(
         (d / paths.RUN_FILES["config"] for d in (run_dir, run_dir.parent) if (d / paths.RUN_FILES["config"]).is_file()), None
     )
-    config = yaml.safe_load(config_file.read_text()) if config_file else {}
+    config = (read_yaml(config_file) or {}) if config_file else {}  # checked against its sha256 sidecar
     dataset = config.get("dataset", "")
     own = model.tokenizer
     if meta is None and own is None:

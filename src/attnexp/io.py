@@ -1,13 +1,14 @@
 """Atomic file output: a file either exists complete or not at all, so killed runs resume cleanly.
 
 Files land with the permissions the umask gives (a shared results folder stays readable by collaborators).
-Checkpoints and tables (`write_parquet`, `write_csv`, `write_bytes(..., checksum=True)`) also get a sidecar
-`<file>.sha256` in `sha256sum` format, which the readers here verify (`read_parquet`, `read_csv`,
-`models.checkpoint.read_checkpoint`), so a flipped byte is caught instead of silently changing the numbers; a
-file they read must have its sidecar (write it with these writers).
+Checkpoints, tables and records (`write_parquet`, `write_csv`, `write_json`, `write_yaml`,
+`write_bytes(..., checksum=True)`) also get a sidecar `<file>.sha256` in `sha256sum` format, which the readers here
+verify (`read_parquet`, `read_csv`, `read_json`, `read_yaml`, `models.checkpoint.read_checkpoint`), so a flipped byte
+or an edit is caught instead of silently changing the numbers (an edited `metrics.json` would move Table 1's
+near-chance mark; a `meta.json` with its vocabulary cut would end training in an IndexError); a file they read must
+have its sidecar (write it with these writers).
 """
 
-import hashlib
 import io
 import json
 import math
@@ -21,18 +22,9 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from attnexp.checksums import rebuild, sha256, verify_checksum
 from attnexp.errors import CorruptFileError
 from attnexp.paths import checksum_file
-
-
-def rebuild(path: str | os.PathLike) -> str:
-    """How to rebuild `path` and everything made from it. Snakemake (since 7.7) does not rebuild a deleted
-    intermediate file whose dependents exist, nor a damaged one: the file must be forced (docs/reliability.md,
-    "Rebuilding one file")."""
-    return (
-        f"rebuild it and what depends on it with `snakemake --cores 1 --forcerun {path}` (run where you ran the "
-        "workflow; add your --configfile after it)"
-    )
 
 
 def _umask() -> int:
@@ -64,30 +56,6 @@ def atomic_path(path: str | os.PathLike, checksum: bool = False) -> Iterator[Pat
         tmp.unlink(missing_ok=True)
 
 
-def sha256(path: str | os.PathLike) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def verify_checksum(path: str | os.PathLike) -> None:
-    """Raise CorruptFileError when `path` no longer matches the sha256 recorded beside it when it was written, or
-    when that record is missing (a deleted sidecar would otherwise turn verification off)."""
-    sidecar = Path(checksum_file(str(path)))
-    if not sidecar.exists():
-        if not Path(path).exists():
-            raise FileNotFoundError(path)
-        raise CorruptFileError(
-            f"{path} has no checksum file {sidecar.name} beside it (deleted, or the file was copied without it), so "
-            f"its content cannot be verified. Do not use it: {rebuild(path)}."
-        )
-    expected = sidecar.read_text().split()[0] if sidecar.read_text().strip() else ""
-    if sha256(path) != expected:
-        raise CorruptFileError(
-            f"{path} is corrupt: its sha256 differs from the one recorded in {sidecar.name} when it was written "
-            f"(a damaged disk, copy or edit). Do not use it: {rebuild(path)}."
-        )
-
-
 def write_text(path: str | os.PathLike, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text)
@@ -99,13 +67,16 @@ def write_bytes(path: str | os.PathLike, data: bytes, checksum: bool = False) ->
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:
-    """Strict JSON: NaN and infinities become `null` (bare `NaN` is not JSON); say why in a field beside it."""
+    """Strict JSON: NaN and infinities become `null` (bare `NaN` is not JSON); say why in a field beside it. With
+    its sha256 sidecar (`read_json` verifies it)."""
     text = json.dumps(_finite(obj), indent=2, sort_keys=True, default=_json_default, allow_nan=False)
-    write_text(path, text + "\n")
+    write_bytes(path, (text + "\n").encode(), checksum=True)
 
 
 def read_json(path: str | os.PathLike) -> Any:
-    """A JSON file written by `write_json`; a damaged one raises CorruptFileError naming it."""
+    """A JSON file written by `write_json`, after checking its recorded sha256 (`meta.json`, `metrics.json`); a
+    changed or damaged one raises CorruptFileError naming it and the fix."""
+    verify_checksum(path)
     try:
         return json.loads(Path(path).read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
@@ -113,7 +84,18 @@ def read_json(path: str | os.PathLike) -> Any:
 
 
 def write_yaml(path: str | os.PathLike, obj: Any) -> None:
-    write_text(path, yaml.safe_dump(obj, sort_keys=True))
+    """YAML with its sha256 sidecar (a run's `config.yaml`, `analysis_config.yaml`; `read_yaml` verifies it)."""
+    write_bytes(path, yaml.safe_dump(obj, sort_keys=True).encode(), checksum=True)
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """A YAML file written by `write_yaml`, after checking its recorded sha256; a changed or damaged one raises
+    CorruptFileError naming it and the fix."""
+    verify_checksum(path)
+    try:
+        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise CorruptFileError(f"{path} is not valid YAML ({err}); the file is damaged or truncated: {rebuild(path)}.") from None
 
 
 def write_parquet(path: str | os.PathLike, frame: pd.DataFrame) -> None:

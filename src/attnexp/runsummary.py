@@ -17,6 +17,8 @@ from pathlib import Path
 
 from attnexp import paths
 from attnexp.chance import majority_rate, near_chance
+from attnexp.checksums import verify_checksum
+from attnexp.errors import CorruptFileError
 from attnexp.runconsole import JobEvents, current, labels
 
 # Stages in the order a run goes through them; a rule belongs to the first stage whose prefix it has.
@@ -143,11 +145,12 @@ def _run_of(metrics_file: Path, workdir: Path) -> tuple[Path, str, str, str] | N
     return None
 
 
-def chance_level_models(workdir: Path, models: Sequence[str | Path]) -> list[str]:
+def chance_level_models(workdir: Path, models: Sequence[str | Path], changed: list[str] | None = None) -> list[str]:
     """This run's trained models whose test accuracy is near chance (attnexp.chance), as "dataset model seed k
     (accuracy vs the majority rate)". `models`: the metrics.json of the run's models (`models_of`; relative to
     `workdir`), never whatever else lies under results/ (the models of other configs); those not written yet are left
-    out."""
+    out. Each metrics.json and meta.json is checked against its sha256 sidecar first: one changed after it was
+    written (or without its sidecar) is left out too, and its message goes to `changed`."""
     found = []
     for name in models:
         run = _run_of(Path(name), workdir)
@@ -155,9 +158,15 @@ def chance_level_models(workdir: Path, models: Sequence[str | Path]) -> list[str
             continue
         meta_file, dataset, model, seed = run
         try:
+            for path in (workdir / name, meta_file):
+                verify_checksum(path)
             metrics, meta = json.loads((workdir / name).read_text()), json.loads(meta_file.read_text())
             rate = majority_rate(meta.get("class_counts", {}).get("test", {}), len(meta["classes"]))
             accuracy, n = float(metrics["accuracy"]), int(metrics.get("n", meta["sizes"]["test"]))
+        except CorruptFileError as err:
+            if changed is not None and str(err) not in changed:
+                changed.append(str(err))
+            continue
         except (OSError, ValueError, KeyError):
             continue
         if near_chance(accuracy, n, rate):
@@ -215,13 +224,15 @@ def success_summary(
         lines.append(f"Report:   {report}  (open it in a browser, e.g. `xdg-open {report}`)")
     else:
         lines.append(f"Report:   not built yet: {how} writes {report}")
-    chance = chance_level_models(workdir, models)
+    changed: list[str] = []
+    chance = chance_level_models(workdir, models, changed)
     if chance:
         shown = ", ".join(chance[:5]) + (f" and {len(chance) - 5} more" if len(chance) > 5 else "")
         lines.append(
             f"Warning:  {len(chance)} model{'s' * (len(chance) != 1)} near chance level (test accuracy not significantly"
             f" above always predicting the majority class; Table 1 marks them): {shown}"
         )
+    lines += [f"Warning:  not checked for chance level: {message}" for message in changed]
     return "\n".join(lines)
 
 

@@ -75,7 +75,7 @@ def test_write_run_writes_the_run_files(planted_sentiment, tmp_path):
     run_config = {"seed": 0, "dataset": "syn_sentiment", "hyperparameters": {"epochs": 2}}
     metrics = {"seed": 0, "accuracy": 0.75, "best_epoch": 1}
     write_run(outputs, model, history, run_config, metrics)
-    checksums = [paths.checksum_file(name) for name in ("model.pt", "train_log.csv")]
+    checksums = [paths.checksum_file(name) for name in paths.RUN_FILES.values()]  # every run file has its sidecar
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted([*paths.RUN_FILES.values(), *checksums])
     assert (tmp_path / "run/metrics.json").read_text() == json.dumps(metrics, indent=2, sort_keys=True) + "\n"
     recorded = {**run_config, "threads": torch.get_num_threads(), "code_version": code_version()}

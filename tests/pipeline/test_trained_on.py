@@ -13,6 +13,7 @@ import pytest
 
 from attnexp import paths
 from attnexp.errors import CorruptFileError
+from attnexp.io import write_json
 from attnexp.models.checkpoint import check_matches, read_checkpoint, save_model, write_run
 from attnexp.models.train import build_model
 from attnexp.models.transformer import build_transformer
@@ -32,7 +33,7 @@ def dataset(root, name: str) -> dict:
     meta, _ = write_fake_dataset(root, name, "bc", ["neg", "pos"], np.random.default_rng(0))
     meta["vocab"] = meta["vocab"][:4] + [f"w{i}" for i in range(VOCAB[name] - 4)]
     files = {key: root / path for key, path in paths.preprocessed_files(name).items() if key != "timings"}
-    files["meta"].write_text(json.dumps(meta))
+    write_json(files["meta"], meta)
     return files
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from attnexp.analyses.az.run import IMPORTANCES, METHODS
-from attnexp.io import write_csv, write_parquet
+from attnexp.io import write_csv, write_json, write_parquet
 from attnexp.report import az
 from attnexp.report.style import FigureStyle
 
@@ -90,7 +90,7 @@ def test_cls_maps_pick_a_correct_and_a_wrong_example(tmp_path):
     )
     assert list(az.picked_examples(relevance)["instance_id"]) == ["a", "b"]
     write_parquet(tmp_path / "relevance.parquet", relevance)
-    (tmp_path / "meta.json").write_text('{"vocab": ["<pad>", "<unk>", "<s>", "x", "y", "z", "w", "v", "u"]}')
+    write_json(tmp_path / "meta.json", {"vocab": ["<pad>", "<unk>", "<s>", "x", "y", "z", "w", "v", "u"]})
     outputs = {"png": tmp_path / "maps.png", "pdf": tmp_path / "maps.pdf"}
     az.write_cls_maps(
         relevance=tmp_path / "relevance.parquet",

@@ -1,15 +1,12 @@
 """The paper_comparison table from small fake runs (join, difference, interval over seeds, why settings differ, the
 empty case) and the schema of the published-values file. Nothing here compares ours with a published number."""
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from attnexp import paths
-from attnexp.io import write_parquet
+from attnexp.io import write_json, write_parquet, write_yaml
 from attnexp.report import comparison
 from attnexp.report import published as published_values_file
 from attnexp.report.tables import seed_interval
@@ -200,13 +197,13 @@ def test_the_workflow_entry_writes_every_format_and_an_empty_grid_gives_a_valid_
     assert "(no rows)" in outputs["md"].read_text() and "no rows" in outputs["md"].read_text()
     assert "\\begin{tabular}" in outputs["tex"].read_text()
 
-    (tmp_path / "meta.json").write_text(json.dumps(META["sst"]))
+    write_json(tmp_path / "meta.json", META["sst"])
     models = []
     for seed, f1 in enumerate([0.6, 0.7]):
         folder = tmp_path / f"seed{seed}"
         folder.mkdir()
-        (folder / "metrics.json").write_text(json.dumps({"f1_positive": f1}))
-        (folder / "config.yaml").write_text(yaml.safe_dump(run_config()))
+        write_json(folder / "metrics.json", {"f1_positive": f1})
+        write_yaml(folder / "config.yaml", run_config())
         kendall = fake_analyses(fake_instances(20, 2, np.random.default_rng(seed)), 2, np.random.default_rng(seed))["kendall"]
         write_parquet(folder / "kendall.parquet", kendall)
         files = {k: str(folder / f"{k}.{ext}") for k, ext in (("metrics", "json"), ("config", "yaml"), ("kendall", "parquet"))}

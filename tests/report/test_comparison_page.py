@@ -2,7 +2,6 @@
 row's reasons by number, a fallback dataset flagged, the test sample named, the provenance, and the same bytes for
 the same inputs. Nothing here compares ours with a published number."""
 
-import json
 import re
 from dataclasses import replace
 
@@ -12,7 +11,7 @@ import pytest
 import yaml
 
 from attnexp import paths
-from attnexp.io import write_csv
+from attnexp.io import write_csv, write_json, write_yaml
 from attnexp.pipeline.report import analysed_sample
 from attnexp.report import comparison
 from attnexp.report.comparison_page import Provenance, build_comparison_page, read_comparison, render
@@ -73,12 +72,12 @@ def files(tmp_path_factory):
     metas, configs = [], []
     for name, meta in METAS.items():
         metas.append(folder / f"{name}_meta.json")
-        metas[-1].write_text(json.dumps({**meta, "code_version": {"package": "1.2.3", "commit": COMMIT, "dirty": False}}))
+        write_json(metas[-1], {**meta, "code_version": {"package": "1.2.3", "commit": COMMIT, "dirty": False}})
     for i in range(4):
         configs.append(folder / f"run{i}_config.yaml")
         dirty = i == 3  # one run from a tree with uncommitted changes
         version = {"package": "1.2.3", "commit": COMMIT, "dirty": dirty}
-        configs[-1].write_text(yaml.safe_dump({**run_config(), "code_version": version}))
+        write_yaml(configs[-1], {**run_config(), "code_version": version})
     return {"table": folder / "paper_comparison.csv", "metas": metas, "configs": configs}
 
 

@@ -19,12 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from attnexp.datasets import DATASETS, get_dataset
 from attnexp.datasets.vectors import PAPER_VECTORS, RANDOM
 from attnexp.datasets.vectors import label as vectors_label
-from attnexp.io import read_csv, read_json, read_parquet
+from attnexp.io import read_csv, read_json, read_parquet, read_yaml
 from attnexp.report.jw.tables import kendall_per_seed, performance_metric
 from attnexp.report.published import PUBLISHED_VALUES, paper_dataset, published_rows
 from attnexp.report.tables import dataset_order, seed_interval, write_table
@@ -361,8 +360,8 @@ def comparison_display(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 
 
 def _read_yaml(path: str | Path) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
+    """A run's config.yaml, checked against its sha256 sidecar (`io.read_yaml`)."""
+    return read_yaml(path) or {}
 
 
 def build_paper_comparison(

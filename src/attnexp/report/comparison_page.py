@@ -17,7 +17,7 @@ import pandas as pd
 import yaml
 
 from attnexp import paths
-from attnexp.io import read_csv, read_json, write_text
+from attnexp.io import read_csv, read_json, read_yaml, write_text
 from attnexp.report.comparison import COLUMNS, PAPER_NAMES, REASON_SEPARATOR, comparison_display
 from attnexp.report.published import PUBLISHED_VALUES
 from attnexp.report.tables import DIGITS, HTML_STYLE, markdown_table, markdown_text, rounded
@@ -218,7 +218,7 @@ def build_comparison_page(
     config.yaml (for the code versions they recorded). Returns the Markdown."""
     compared = read_comparison(table)
     loaded = [read_json(path) for path in metas]
-    runs = [yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {} for path in configs]
+    runs = [read_yaml(path) or {} for path in configs]  # checked against their sha256 sidecars
     versions = [r["code_version"] for r in [*loaded, *runs] if r.get("code_version")]
     metas_by_name = {m["dataset"]: m for m in loaded}
     markdown = render(compared, metas=metas_by_name, run_versions=versions, provenance=provenance, test_sample=test_sample)
