@@ -4,7 +4,8 @@ operations the definitions require, the achieved rate beside the machine's measu
 The model is a `LlamaConfig` built at random (30 layers, width 576, 9 query heads over 3 key/value heads,
 intermediate 1536, vocabulary 49,152; `--layers` etc. change it), prompted through `attnexp.models.hf.prompted`
 with a template of `--prefix` + `--suffix` tokens and two verbalizer words. It reads `--sentences` random id
-sequences whose lengths follow SST's test split in sub-tokens (log-normal, mean ~23, as bench_hf_decode.py), in
+sequences whose lengths follow SST's test split in sub-tokens (log-normal, mean ~23, as bench_hf_decode.py),
+length-sorted as preprocessing sorts a test split, in
 batches of `--batch-size`, and runs on each batch what the workflow's `hf_analyze` and `hf_az` jobs run: gradient,
 leave-one-out, integrated gradients (`--ig-steps`), the permutation test (`--permutations`), first-flip and
 single-weight erasure, ERASER comprehensiveness and sufficiency (5 bins, attention ranking) and A&Z's raw / rollout /
@@ -96,6 +97,7 @@ def main() -> None:
     )
     model = HFPrompted(lm, config, tokenizer=None, prompt=prompt).eval()
     ids = sentences(args.sentences, args.vocab, seed=0, first=1, last=2, lowest=100)  # [BOS] ... [EOS]
+    ids = sorted(ids, key=len)  # length-sorted, as preprocessing sorts a test split (so batches carry little padding)
     frame, batches = sentence_batches(ids, args.batch_size)
 
     body = sum(p.numel() for name, p in lm.named_parameters() if "embed_tokens" not in name) + 2 * args.width
