@@ -1,11 +1,15 @@
-"""What the Hugging Face analysis benchmarks (bench_hf_decode.py, bench_prompted.py) share: the workload's options
-and its input, random id sentences with SST-like lengths batched as the analyses job batches them. Not a benchmark:
-the scripts import it (run as `python benchmarks/<script>.py`, this folder is first on the path)."""
+"""What the Hugging Face analysis benchmarks (bench_hf_decode.py, bench_prompted.py, bench_hf_job.py) share: the
+workload's options and its input, random id sentences with SST-like lengths batched as the analyses job batches them,
+the machine's measured matmul rate and the per-stage table of seconds, FLOPs and peak memory. Not a benchmark: the
+scripts import it (run as `python benchmarks/<script>.py`, this folder is first on the path)."""
 
 import argparse
+import resource
+import time
 
 import numpy as np
 import pandas as pd
+import torch
 
 from attnexp.data.batching import Batch, collate
 
@@ -33,3 +37,53 @@ def sentence_batches(ids: list[list[int]], batch_size: int) -> tuple[pd.DataFram
     """The sentences as instance rows (label 0, ids "0", "1", ...) and those rows collated `batch_size` at a time."""
     frame = pd.DataFrame({"tokens": ids, "label": [0] * len(ids), "instance_id": [str(i) for i in range(len(ids))]})
     return frame, [collate(frame.iloc[i : i + batch_size]) for i in range(0, len(ids), batch_size)]
+
+
+def matmul_rate(threads: int, width: int, inner: int, seconds: float = 2.0) -> float:
+    """The machine's fp32 matmul rate (FLOP/s) at `threads`, on the model's own MLP shape ([512, width] x [width, inner])."""
+    torch.set_num_threads(threads)
+    a, b = torch.randn(512, width), torch.randn(width, inner)
+    for _ in range(3):
+        a @ b
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        a @ b
+        count += 1
+    return 2 * 512 * width * inner * count / (time.perf_counter() - start)
+
+
+def peak_gib() -> float:
+    """The process's peak resident memory so far, GiB (Linux's ru_maxrss is in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+class Stages:
+    """Seconds and floating-point operations per named stage, summed over its calls in order of first call, with the
+    process's peak memory after its last call; `table` prints them beside the measured matmul rate."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.flops: dict[str, float] = {}
+        self.peaks: dict[str, float] = {}
+
+    def timed(self, name: str, work: float, fn):
+        """`fn()`, timed under `name`, with `work` FLOPs (0: a stage that runs no model, printed without a rate)."""
+        start = time.perf_counter()
+        out = fn()
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+        self.flops[name] = self.flops.get(name, 0.0) + work
+        self.peaks[name] = peak_gib()
+        return out
+
+    def table(self, rate: float) -> None:
+        print(f"{'stage':<22}{'seconds':>9}{'GFLOP':>10}{'GFLOP/s':>9}{'of matmul':>11}{'peak GiB':>10}")
+        for name, seconds in self.seconds.items():
+            if self.flops[name] == 0:
+                print(f"{name:<22}{seconds:>9.1f}{'-':>10}{'-':>9}{'-':>11}{self.peaks[name]:>10.2f}")
+                continue
+            achieved = self.flops[name] / seconds
+            print(
+                f"{name:<22}{seconds:>9.1f}{self.flops[name] / 1e9:>10.0f}{achieved / 1e9:>9.1f}{achieved / rate:>10.0%}"
+                f"{self.peaks[name]:>10.2f}"
+            )
+        print(f"{'total':<22}{sum(self.seconds.values()):>9.1f}")

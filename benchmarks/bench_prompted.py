@@ -20,25 +20,10 @@ Run: PYTHONPATH=src python benchmarks/bench_prompted.py [--sentences 100] [--thr
 """
 
 import os
-import resource
-import time
 
 import numpy as np
 import torch
-from _common import sentence_batches, sentences, workload_parser
-
-
-def matmul_rate(threads: int, width: int, inner: int, seconds: float = 2.0) -> float:
-    """The machine's fp32 matmul rate (FLOP/s) at `threads`, on the model's own MLP shape ([512, width] x [width, inner])."""
-    torch.set_num_threads(threads)
-    a, b = torch.randn(512, width), torch.randn(width, inner)
-    for _ in range(3):
-        a @ b
-    count, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        a @ b
-        count += 1
-    return 2 * 512 * width * inner * count / (time.perf_counter() - start)
+from _common import Stages, matmul_rate, peak_gib, sentence_batches, sentences, workload_parser
 
 
 def main() -> None:
@@ -109,15 +94,8 @@ def main() -> None:
     def prompt_tokens(n: int) -> int:
         return args.prefix + n + args.suffix
 
-    flops, seconds, peaks = {}, {}, {}
-
-    def timed(name: str, work: float, fn):
-        start = time.perf_counter()
-        out = fn()
-        seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
-        flops[name] = flops.get(name, 0.0) + work
-        peaks[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # GiB, the process's peak so far
-        return out
+    stages = Stages()
+    timed = stages.timed
 
     lengths_all = []
     for batch in batches:
@@ -169,7 +147,7 @@ def main() -> None:
         az_work,
         lambda: relevance_and_importance(model, az_rows, batch_size=args.batch_size, progress=lambda _: None, **options),
     )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    peak = peak_gib()
     print(
         f"{args.sentences} sentences (mean {np.mean(lengths_all):.1f} sub-tokens + {args.prefix + args.suffix} template), "
         f"Llama {args.layers} layers x {args.heads} query heads over {args.kv_heads} key/value heads, width {args.width}, "
@@ -177,14 +155,7 @@ def main() -> None:
         f"load {os.getloadavg()[0]:.2f} (1 min)"
     )
     print(f"measured matmul rate: {rate / 1e9:.1f} GFLOP/s ([512, {args.width}] x [{args.width}, {args.intermediate}])")
-    print(f"{'stage':<22}{'seconds':>9}{'GFLOP':>10}{'GFLOP/s':>9}{'of matmul':>11}{'peak GiB':>10}")
-    for name in seconds:
-        achieved = flops[name] / seconds[name]
-        print(
-            f"{name:<22}{seconds[name]:>9.1f}{flops[name] / 1e9:>10.0f}{achieved / 1e9:>9.1f}{achieved / rate:>10.0%}"
-            f"{peaks[name]:>10.2f}"
-        )
-    print(f"{'total':<22}{sum(seconds.values()):>9.1f}")
+    stages.table(rate)
     print(f"peak RSS {peak:.2f} GiB; load after {os.getloadavg()[0]:.2f}")
 
 
