@@ -109,7 +109,7 @@ def main() -> None:
             per_instance(batch, lambda n, t: n * forward_flops(t - 1)),
             lambda b=batch: leave_one_out(model, b, mb),
         )
-        gradient = timed("gradient", 3 * fw, lambda b=batch: gradient_importance(model, b, None))
+        gradient = timed("gradient", 3 * fw, lambda b=batch: gradient_importance(model, b, None, mb))
         ig_rows = rows_per_chunk(model, batch.tokens.shape[1], mb, backward=True)  # (instance, step) rows, as the job
         ig = timed(
             f"IG ({args.ig_steps} steps)",

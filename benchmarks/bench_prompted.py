@@ -106,7 +106,7 @@ def main() -> None:
         last = sum(forward_flops(t, 1) for t in full)
         with torch.no_grad():
             output = timed("forward", fw, lambda b=batch: model(b))
-        timed("gradient", 3 * fw, lambda b=batch: gradient_importance(model, b))
+        timed("gradient", 3 * fw, lambda b=batch: gradient_importance(model, b, None, args.memory_budget_mb))
         timed(
             "leave-one-out",
             sum(k * forward_flops(t - 1) for k, t in zip(n, full, strict=True)),

@@ -227,3 +227,16 @@ def test_integrated_gradients_in_one_pass_equal_the_two_pass_decode(prompted):
         del model.single_pass_gradients
     torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-4)
     assert float(fast.abs().sum()) > 0
+
+
+def test_gradients_in_chunks_of_the_memory_budget_equal_one_batch(prompted):
+    """`gradient_importance(memory_budget_mb=...)`: a budget that fits one instance at a time gives each instance's
+    own gradient, as the whole batch does."""
+    from attnexp.analyses.jw.importance import gradient_importance, rows_per_chunk
+
+    model, _ = prompted
+    batch = batch_of(model)
+    tiny = 1e-3
+    assert rows_per_chunk(model, batch.tokens.shape[1], tiny, backward=True) < batch.size  # the chunks are real
+    chunked, whole = gradient_importance(model, batch, None, tiny), gradient_importance(model, batch)
+    torch.testing.assert_close(chunked, whole, atol=1e-6, rtol=1e-5)

@@ -24,9 +24,20 @@ def explained_probability(model: AttentionModel, logits: torch.Tensor, target: t
     return distribution.gather(-1, target[..., None]).squeeze(-1)
 
 
-def gradient_importance(model: AttentionModel, batch: Batch, target: torch.Tensor | None = None) -> torch.Tensor:
+def gradient_importance(
+    model: AttentionModel, batch: Batch, target: torch.Tensor | None = None, memory_budget_mb: float | None = None
+) -> torch.Tensor:
     """|<d y / d e_t, e_t>| with the attention detached, so gradients flow only through the hidden states; y as
-    `explained_probability` (`target`: [B] classes, QA/NLI; default the predicted ones)."""
+    `explained_probability` (`target`: [B] classes, QA/NLI; default the predicted ones). `memory_budget_mb`: the
+    instances in chunks whose backward pass fits it (`rows_per_chunk`; each instance's gradient is its own)."""
+    rows = batch.size if memory_budget_mb is None else rows_per_chunk(model, batch.tokens.shape[1], memory_budget_mb, True)
+    if rows < batch.size:
+        scores = torch.zeros(batch.tokens.shape, device=batch.tokens.device)
+        for start in range(0, batch.size, rows):
+            part = slice_batch(batch, start, start + rows)
+            chosen = None if target is None else target[start : start + rows]
+            scores[start : start + part.size, : part.tokens.shape[1]] = gradient_importance(model, part, chosen)
+        return scores
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
     with torch.enable_grad():
         encoded = model.encode(batch, embedded)

@@ -48,7 +48,7 @@ def importance_table(
         target = batch.labels if explain_label else None
         skipped = torch.full(batch.tokens.shape, float("nan"))
         loo = timed("LOO", leave_one_out, model, batch, settings.memory_budget_mb) if run_loo else skipped
-        gradient = timed("gradient", gradient_importance, model, batch, target)
+        gradient = timed("gradient", gradient_importance, model, batch, target, settings.memory_budget_mb)
         ig = skipped
         if settings.ig_steps is not None:
             ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb, backward=True)  # (instance, step)
