@@ -50,7 +50,9 @@ class ClassifierHead(nn.Module):
     # The output ignores a shift of one input vector by c·1 (every path from `embed` passes a LayerNorm first: a
     # pre-LN Transformer), so the input gradient's components sum to 0 (A&Z §4, `analyses.az.gradient_measure`).
     input_shift_invariant: bool = False
-    # float32 widths (x feature_size) a token keeps for a backward pass: what `rows_per_chunk(backward=True)` sizes by
+    # float32 widths (x feature_size) a token holds at once in a forward pass without gradients, and keeps for a
+    # backward pass: what `rows_per_chunk` sizes memory chunks by
+    forward_widths: int = 8
     activation_widths: int = 8
 
     def build_head(self, size: int) -> None:

@@ -74,10 +74,10 @@ def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
 
 
 def rows_per_chunk(model: AttentionModel, width: int, memory_budget_mb: float, backward: bool = False) -> int:
-    """How many sequences of `width` tokens fit the budget (float32 activations: the embedding and ~8 hidden widths;
-    `backward`: the widths every token keeps for a backward pass, the model's `activation_widths`: 8 for one
-    recurrent layer, 16 a layer for a Hugging Face Transformer)."""
-    widths = getattr(model, "activation_widths", 8) if backward else 8
+    """How many sequences of `width` tokens fit the budget (float32 activations: the embedding and the hidden widths
+    a token holds, the model's `forward_widths`: 8 for the J&W models, 32 for a Hugging Face Transformer; `backward`:
+    those it keeps for a backward pass, `activation_widths`: 8 for one recurrent layer, 16 a layer for a Transformer)."""
+    widths = getattr(model, "activation_widths" if backward else "forward_widths", 8)
     per_row = 4 * width * (model.embedding_size + widths * model.feature_size)
     return max(1, int(memory_budget_mb * 2**20 // per_row))
 
