@@ -41,7 +41,8 @@ def blank_out(
     eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
     variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
     config = model.config
-    per_row = 4 * width * (width * config.n_layers * config.n_heads + 16 * config.width)
+    widths = max(16, getattr(model, "forward_widths", 16))  # a Hugging Face layer's transient states: 32 widths
+    per_row = 4 * width * (width * config.n_layers * config.n_heads + widths * config.width)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
     blanked = torch.cat(
         [
