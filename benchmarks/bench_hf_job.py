@@ -47,7 +47,7 @@ def main() -> None:
     from attnexp.analyses.erasure.instances import swappable
     from attnexp.analyses.erasure.rankings import random_draws, ranks, scores_from_lists
     from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out, rows_per_chunk
-    from attnexp.analyses.jw.instances import instance_columns, real_tokens
+    from attnexp.analyses.jw.instances import importance_rows
     from attnexp.analyses.jw.kendall import computed_pairs, kendall_tau_per_instance
     from attnexp.analyses.jw.permutation import permutation_output_changes, sample_permutations
     from attnexp.models.device import set_threads
@@ -116,17 +116,7 @@ def main() -> None:
             3 * args.ig_steps * fw,
             lambda b=batch, r=ig_rows: integrated_gradients(model, b, args.ig_steps, r, target=None),
         )
-        parts.append(
-            pd.DataFrame(
-                {
-                    **instance_columns(model, batch, output),
-                    "attention": real_tokens(output.attention, batch),
-                    "gradient": real_tokens(gradient, batch),
-                    "loo": real_tokens(loo, batch),
-                    "ig": real_tokens(ig, batch),
-                }
-            )
-        )
+        parts.append(importance_rows(model, batch, output, gradient, loo, ig))
     importance = pd.concat(parts, ignore_index=True)
     pairs = computed_pairs(loo=True, ig=True)
     taus = timed("Kendall tau", 0, lambda: kendall_tau_per_instance(importance, pairs))

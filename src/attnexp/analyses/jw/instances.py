@@ -53,22 +53,25 @@ def importance_table(
         if settings.ig_steps is not None:
             ig_rows = rows_per_chunk(model, batch.tokens.shape[1], settings.memory_budget_mb, backward=True)  # (instance, step)
             ig = timed("IG", integrated_gradients, model, batch, settings.ig_steps, ig_rows, target=target)
-        parts.append(
-            pd.DataFrame(
-                {
-                    **instance_columns(model, batch, output),
-                    "attention": real_tokens(output.attention, batch),
-                    "gradient": real_tokens(gradient, batch),
-                    "loo": real_tokens(loo, batch),
-                    "ig": real_tokens(ig, batch),
-                }
-            )
-        )
+        parts.append(importance_rows(model, batch, output, gradient, loo, ig))
         measures = ", ".join(f"{name} {value:.1f}s" for name, value in seconds.items())
         _progress("importance", sum(map(len, parts)), len(rows), start, f" ({measures})")
     table = pd.concat(parts, ignore_index=True)
     table["rationale"] = [[int(p) - 1 for p in r] for r in rows["rationale"]]
     return table
+
+
+def importance_rows(model: AttentionModel, batch: Batch, output, gradient, loo, ig) -> pd.DataFrame:
+    """One batch's rows of the importance table: its identifying columns and each measure over the real tokens."""
+    return pd.DataFrame(
+        {
+            **instance_columns(model, batch, output),
+            "attention": real_tokens(output.attention, batch),
+            "gradient": real_tokens(gradient, batch),
+            "loo": real_tokens(loo, batch),
+            "ig": real_tokens(ig, batch),
+        }
+    )
 
 
 def instance_columns(model: AttentionModel, batch: Batch, output) -> dict:
