@@ -2,8 +2,6 @@
 its sizes, whether a pass fed the last layer's input can run that layer alone, whether it serves a model kind, and a
 decoder tokenizer's padding. transformers is imported only inside the functions that need it."""
 
-from dataclasses import dataclass
-
 # Model types whose fed module's output (`HFClassifier.embeddings`) enters the layer stack as it is, so that a pass
 # fed the last layer's input through it runs that layer alone (BERT-family: the embeddings module; Llama-family:
 # embed_tokens, with rotary positions inside the layers). Others (GPT-2 adds its position embeddings after `wte`)
@@ -12,12 +10,16 @@ FED_STRAIGHT = frozenset({"bert", "distilbert", "roberta", "xlm-roberta", "llama
 
 
 def is_decoder_only(hf_config) -> bool:
-    """Whether a transformers config is a decoder-only LM's (GPT-2, Llama, Qwen, ...): a causal LM type that is not
-    also a masked LM (BERT and RoBERTa are both)."""
+    """Whether a transformers config is a decoder-only LM's (GPT-2, Llama, Qwen, ...)."""
+    return decoder_only_type(hf_config.model_type)
+
+
+def decoder_only_type(model_type: str) -> bool:
+    """Whether a transformers model type is a decoder-only LM's: a causal LM type that is not also a masked LM (BERT
+    and RoBERTa are both)."""
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
 
-    kind = hf_config.model_type
-    return kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    return model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
 
 
 def with_padding(model, tokenizer) -> None:
@@ -46,13 +48,8 @@ def architecture_problem(kind: str, model_type: str) -> str | None:
 
     if kind == "masked_lm" and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
         return f"a {model_type!r} checkpoint is not a masked LM; use kind: prompted (a decoder) or classifier"
-    if kind == "prompted" and not is_decoder_only(_Typed(model_type)):
+    if kind == "prompted" and not decoder_only_type(model_type):
         return f"a {model_type!r} checkpoint is not a decoder-only LM; use kind: masked_lm (BERT-family) or classifier"
     if kind == "classifier" and model_type not in MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES:
         return f"transformers has no sequence classifier for {model_type!r}; use kind: prompted or masked_lm"
     return None
-
-
-@dataclass(frozen=True)
-class _Typed:
-    model_type: str

@@ -169,9 +169,7 @@ def load_prompted(
 
     from attnexp.models.hf.checkpoints import checkpoint_problem
 
-    problem = checkpoint_problem(checkpoint, allow_download, gguf_file) or template_problem(
-        kind, template, dict(enumerate(words))
-    )
+    problem = checkpoint_problem(checkpoint, allow_download, gguf_file)  # the template: `wrap_prompted` checks it
     if problem:
         raise ConfigError(f"hf checkpoint {checkpoint!r}: {problem}")
     local, gguf = not allow_download, ({} if gguf_file is None else {"gguf_file": gguf_file})

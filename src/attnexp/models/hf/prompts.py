@@ -7,8 +7,6 @@ from dataclasses import dataclass
 
 from attnexp.errors import ConfigError
 
-KINDS = ("classifier", "prompted", "masked_lm")
-
 
 @dataclass(frozen=True)
 class Prompt:
