@@ -65,9 +65,13 @@ class Stages:
         self.seconds: dict[str, float] = {}
         self.flops: dict[str, float] = {}
         self.peaks: dict[str, float] = {}
+        self.uncounted: set[str] = set()
 
-    def timed(self, name: str, work: float, fn):
-        """`fn()`, timed under `name`, with `work` FLOPs (0: a stage that runs no model, printed without a rate)."""
+    def timed(self, name: str, work: float, fn, counted: bool = True):
+        """`fn()`, timed under `name`, with `work` FLOPs (0: a stage that runs no model, printed without a rate);
+        `counted=False`: a part of another stage measured alone, left out of the total."""
+        if not counted:
+            self.uncounted.add(name)
         start = time.perf_counter()
         out = fn()
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
@@ -86,4 +90,4 @@ class Stages:
                 f"{name:<22}{seconds:>9.1f}{self.flops[name] / 1e9:>10.0f}{achieved / 1e9:>9.1f}{achieved / rate:>10.0%}"
                 f"{self.peaks[name]:>10.2f}"
             )
-        print(f"{'total':<22}{sum(self.seconds.values()):>9.1f}")
+        print(f"{'total':<22}{sum(s for name, s in self.seconds.items() if name not in self.uncounted):>9.1f}")

@@ -13,7 +13,10 @@ flow with blank-out and input gradients.
 
 FLOPs counted per forward pass of a prompt of T tokens: 2 x (non-embedding parameters + the LM head's 2 verbalizer
 rows) x T for the matmuls, plus 4 x T^2 x width per layer for attention; a backward pass costs twice its forward.
-Decoding from the last layer counts one layer. A measurement, not a test: the machine may be shared, so the load is
+Decoding from the last layer counts one layer. A variant that runs from its first changed position c on (leave-one-out,
+blank-out, ERASER: the causal model reuses the keys and values before c) counts its T - c tokens, each attending to
+its T keys, plus one pass of the batch that caches them. Blank-out is also timed alone (in A&Z's row already, so left
+out of the total). A measurement, not a test: the machine may be shared, so the load is
 printed beside the figures.
 
 Run: PYTHONPATH=src python benchmarks/bench_prompted.py [--sentences 100] [--threads 2]
@@ -29,6 +32,7 @@ from _common import Stages, matmul_rate, peak_gib, sentence_batches, sentences, 
 def main() -> None:
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    from attnexp.analyses.az.importance import blank_out
     from attnexp.analyses.az.run import relevance_and_importance
     from attnexp.analyses.erasure.attention import first_flip, single_weight
     from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency
@@ -94,6 +98,27 @@ def main() -> None:
     def prompt_tokens(n: int) -> int:
         return args.prefix + n + args.suffix
 
+    def from_cut(tokens: int, cut: int) -> float:
+        """A variant of `tokens` run from position `cut` on, over the cached keys before it."""
+        run = tokens - cut
+        return 2 * body * run + args.layers * 4 * run * tokens * args.width
+
+    def text_cut(i: int) -> int:
+        """The prompt position of text position i (1-based in the batch; 0 and n + 1, the batch's markers, are the
+        prefix's last token and the suffix's first)."""
+        return max(0, args.prefix + i - 1)
+
+    def eraser_cuts(n: int, attention: torch.Tensor, bins) -> list[tuple[int, int]]:
+        """(prompt tokens, cut) of the distinct ERASER variants of a sentence ranked by `attention` [L]."""
+        order = torch.argsort(attention[1 : n + 1], descending=True, stable=True) + 1  # real positions, best first
+        variants = set()
+        for k in {max(1, int(np.ceil(f * n))) for f in bins}:
+            top = set(order[:k].tolist())
+            rest = [i for i in range(1, n + 1) if i not in top]
+            variants.add((n - k, text_cut(min(top))))  # comprehensiveness: the top k deleted
+            variants.add((k, text_cut(min(rest)) if rest else prompt_tokens(k) - 1))  # sufficiency: the rest deleted
+        return [(prompt_tokens(kept), min(cut, prompt_tokens(kept) - 1)) for kept, cut in variants]
+
     stages = Stages()
     timed = stages.timed
 
@@ -109,7 +134,7 @@ def main() -> None:
         timed("gradient", 3 * fw, lambda b=batch: gradient_importance(model, b, None, args.memory_budget_mb))
         timed(
             "leave-one-out",
-            sum(k * forward_flops(t - 1) for k, t in zip(n, full, strict=True)),
+            fw + sum(from_cut(t - 1, text_cut(i)) for k, t in zip(n, full, strict=True) for i in range(1, k + 1)),
             lambda b=batch: leave_one_out(model, b),
         )
         rows = rows_per_chunk(model, batch.tokens.shape[1], args.memory_budget_mb, backward=True)  # as the job
@@ -134,13 +159,19 @@ def main() -> None:
             lambda b=batch, o=output, t=top, r=other: single_weight(model, b, torch.stack([t, r], 1), o),
         )
         bins = (0.01, 0.05, 0.1, 0.2, 0.5)
-        deletions = sum(
-            2 * len({max(1, int(np.ceil(f * k))) for f in bins}) * forward_flops(t) for k, t in zip(n, full, strict=True)
+        deletions = fw + sum(
+            from_cut(t, c) for i, k in enumerate(n) for t, c in eraser_cuts(k, output.attention[i].detach(), bins)
         )
         timed("ERASER", deletions, lambda b=batch, s=scores, k=bins: comprehensiveness_sufficiency(model, b, s, k))
+        if args.az_examples is None:  # every position of the batch (its two markers too), from the blanked one on
+            blanked = fw + sum(from_cut(t, min(text_cut(i), t - 1)) for k, t in zip(n, full, strict=True) for i in range(k + 2))
+            timed("  blank-out (in A&Z)", blanked, lambda b=batch: blank_out(model, b), counted=False)
     az_rows = frame.iloc[: args.az_examples] if args.az_examples else frame
     az_n = [len(t) - 2 for t in az_rows["tokens"]]
-    az_work = sum((1 + 3 + k) * forward_flops(prompt_tokens(k)) for k in az_n)  # forward, input gradients, blank-out
+    az_work = sum(  # forward, input gradients, blank-out (as above)
+        4 * forward_flops(t) + forward_flops(t) + sum(from_cut(t, min(text_cut(i), t - 1)) for i in range(k + 2))
+        for k, t in ((k, prompt_tokens(k)) for k in az_n)
+    )
     options = dict(relevance_row="cls", rollout_residual=True, flow_solver="scipy", score="prob_gold")
     timed(
         "A&Z",

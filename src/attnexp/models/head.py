@@ -158,6 +158,14 @@ class ClassifierHead(nn.Module):
         `models.interface.PositionScorer` where it needs no deletion batch)."""
         return lambda deleted, instance, position: self(deleted).logits
 
+    def variant_logits(
+        self, batch: Batch, memory_budget_mb: float = 256.0
+    ) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]:
+        """How blank-out and the ERASER deletions score variants of `batch`'s instances: (variants as a batch, each
+        row's instance, the first position it changes) -> logits. By default the model runs on the variants; a causal
+        Hugging Face model reuses the unchanged prefix (a `models.interface.PrefixScorer`)."""
+        return lambda variants, instance, first: self.logits(variants)
+
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B]: all of `batch.lengths`, both markers included."""
         return batch.lengths

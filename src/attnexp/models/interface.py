@@ -31,6 +31,19 @@ class PositionScorer:
     bytes_per_deletion: int
 
 
+@dataclass(frozen=True)
+class PrefixScorer:
+    """A scorer of variants (deletions, blanks) that reuses what each variant shares with its instance: a causal
+    model's keys and values before the first changed position, computed once for the batch. `logits(variants,
+    instance, first)` gives the variants' logits (`first` [V]: the first batch position where each differs from its
+    instance); only positions from `first` on are run, so the caller puts variants of like `first` together."""
+
+    logits: Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]
+
+    def __call__(self, variants: Batch, instance: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
+        return self.logits(variants, instance, first)
+
+
 @runtime_checkable
 class AttentionModel(Protocol):
     config: Any  # a frozen dataclass with at least `task`, `n_classes`, `vocab_size`
@@ -103,6 +116,13 @@ class AttentionModel(Protocol):
     def deletion_logits(self, batch: Batch) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor] | PositionScorer:
         """Leave-one-out's scorer: (deletions as a batch, their instances, deleted positions) -> their logits; or a
         `PositionScorer`, which needs no deletion batch."""
+
+    def variant_logits(
+        self, batch: Batch, memory_budget_mb: float = 256.0
+    ) -> Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor] | PrefixScorer:
+        """How blank-out and the ERASER deletions score variants of `batch`'s instances: (variants as a batch, their
+        instances, the first position each changes) -> their logits; a `PrefixScorer` where the model reuses the
+        unchanged prefix (a causal Hugging Face model), keeping what it holds for a pass within `memory_budget_mb`."""
 
     def input_lengths(self, batch: Batch) -> torch.Tensor:
         """Positions each example has as the model's input [B] (the Transformer drops the closing marker)."""

@@ -12,7 +12,7 @@ import torch
 
 from attnexp.data.batching import Batch
 from attnexp.data.vocab import UNK
-from attnexp.models.interface import AttentionModel
+from attnexp.models.interface import AttentionModel, PrefixScorer
 
 SCORES = ("prob_gold", "logit_label")
 
@@ -33,23 +33,29 @@ def blank_out(
     """b_j = |s(x) - s(x with token j replaced by `blank`)| for every position: [B, L], 0 on padding.
 
     The L variants of every example run batched, in chunks whose attention maps fit `memory_budget_mb`;
-    the sequence length never changes.
+    the sequence length never changes. A causal model (`PrefixScorer`) runs the real positions' variants only, each
+    from the blanked position on.
     """
     size, width = batch.tokens.shape
     base = gold_score(model, model.logits(batch), batch.labels, score)
-    variants = batch.select(torch.arange(batch.size, device=batch.tokens.device).repeat_interleave(width))
-    eye = torch.eye(width, dtype=torch.bool, device=batch.tokens.device).repeat(size, 1)
-    variants = replace(variants, tokens=variants.tokens.masked_fill(eye, blank))
+    scorer = model.variant_logits(batch, memory_budget_mb)
+    if isinstance(scorer, PrefixScorer):  # a causal model: the real positions only, position-major (see `PrefixScorer`)
+        position, instance = batch.padding_mask.T.nonzero(as_tuple=True)
+    else:
+        instance = torch.arange(size, device=batch.tokens.device).repeat_interleave(width)
+        position = torch.arange(width, device=batch.tokens.device).repeat(size)
+    variants = batch.select(instance)
+    blanked_at = torch.arange(width, device=batch.tokens.device)[None, :] == position[:, None]
+    variants = replace(variants, tokens=variants.tokens.masked_fill(blanked_at, blank))
     config = model.config
     widths = max(16, getattr(model, "forward_widths", 16))  # a Hugging Face layer's transient states: 32 widths
     per_row = 4 * width * (width * config.n_layers * config.n_heads + widths * config.width)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
-    blanked = torch.cat(
-        [
-            gold_score(model, model.logits(part), part.labels, score)
-            for part in (variants.select(slice(start, start + chunk)) for start in range(0, size * width, chunk))
-        ]
-    ).view(size, width)
+    blanked = torch.zeros(size, width, dtype=base.dtype, device=base.device)
+    for start in range(0, len(instance), chunk):
+        rows = slice(start, start + chunk)
+        part, labels = variants.select(rows), batch.labels[instance[rows]]
+        blanked[instance[rows], position[rows]] = gold_score(model, scorer(part, instance[rows], position[rows]), labels, score)
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
 
 

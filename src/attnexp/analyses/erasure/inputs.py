@@ -17,7 +17,7 @@ import torch
 from attnexp.analyses.erasure.rankings import ranks
 from attnexp.analyses.jw.importance import rows_per_chunk
 from attnexp.data.batching import Batch
-from attnexp.models.interface import AttentionModel
+from attnexp.models.interface import AttentionModel, PrefixScorer
 
 SLACK = 0.8  # a chunk's shortest variant is at least this fraction of its longest (bounded padding)
 
@@ -74,12 +74,18 @@ def comprehensiveness_sufficiency(
     flat_keep, flat_instance = keep.reshape(-1, width), instance.reshape(-1)
     unique, inverse = torch.unique(torch.cat([flat_instance[:, None], flat_keep.long()], dim=1), dim=0, return_inverse=True)
     variants = kept_batch(batch, unique[:, 0], unique[:, 1:].bool())
+    scorer = model.variant_logits(batch, memory_budget_mb)
+    dropped = ~unique[:, 1:].bool() & padding[unique[:, 0]]
+    first = torch.where(dropped.any(-1), dropped.int().argmax(-1), variants.lengths)  # the first deleted position
+    # a causal model (`PrefixScorer`) runs each variant from its first deleted position on: chunked by what it runs
+    runs = variants.lengths - first if isinstance(scorer, PrefixScorer) else variants.lengths
     probabilities = torch.empty(variants.size, dtype=original.dtype, device=original.device)
-    for rows in length_chunks(variants.lengths, lambda width: rows_per_chunk(model, width, memory_budget_mb)):
+    for rows in length_chunks(runs, lambda width: rows_per_chunk(model, max(1, width), memory_budget_mb)):
         part = variants.select(rows)
         part = replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
         target = predicted[unique[rows, 0]]
-        probabilities[rows] = model.distribution(model.logits(part)).gather(-1, target[:, None]).squeeze(-1)
+        logits = scorer(part, unique[rows, 0], first[rows])
+        probabilities[rows] = model.distribution(logits).gather(-1, target[:, None]).squeeze(-1)
     p_erased = probabilities[inverse].view(size, rankings, len(bins), 2)
     drop = (p_original[:, None, None, None] - p_erased).double()
     drop = drop.masked_fill((n == 0)[:, None, None, None], float("nan"))

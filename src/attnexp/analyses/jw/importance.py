@@ -12,7 +12,7 @@ import torch
 
 from attnexp.analyses.divergences import tvd
 from attnexp.data.batching import Batch
-from attnexp.models.interface import AttentionModel, PositionScorer
+from attnexp.models.interface import AttentionModel, PositionScorer, PrefixScorer
 
 
 def explained_probability(model: AttentionModel, logits: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
@@ -89,10 +89,13 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     The deletions run in chunks within `memory_budget_mb`. A scorer that needs only (instance, position) (a
     `PositionScorer`: J&W's CNN and Average classifiers) gets chunks of deletions sized by what one deletion costs
     it, and no deletion rows are built; otherwise each chunk is a batch of deletion rows, as many as fit (at least
-    one: one deletion of an instance costs what the instance's own forward does)."""
+    one: one deletion of an instance costs what the instance's own forward does). A `PrefixScorer` (a causal model)
+    runs each deletion from the deleted position on."""
     original = model.distribution(model(batch).logits)
     instance, position = batch.real_mask.nonzero(as_tuple=True)
     scorer = model.deletion_logits(batch)
+    if isinstance(scorer, PrefixScorer):  # position-major: a chunk's deletions run from about the same position on
+        position, instance = batch.real_mask.T.nonzero(as_tuple=True)
     if isinstance(scorer, PositionScorer):
         chunk = deletions_per_chunk(scorer, memory_budget_mb)
         score = lambda rows, deleted: scorer.logits(rows, deleted, memory_budget_mb)  # noqa: E731

@@ -37,6 +37,7 @@ from attnexp.errors import ConfigError
 from attnexp.models.head import ClassifierHead, Encoded, Output
 from attnexp.models.hf.architectures import FED_STRAIGHT
 from attnexp.models.hf.attention import _RECORDER, ATTENTION_IMPLEMENTATION, _register
+from attnexp.models.interface import PrefixScorer
 from attnexp.models.names import HF_ENCODER
 
 MAX_DECODE_ROWS = 256  # sequences per forward pass when decoding many candidate attentions
@@ -190,15 +191,18 @@ class HFClassifier(ClassifierHead):
         """The rankable positions R in the network's frame [B, L'] (bool)."""
         return batch.real_mask
 
-    @contextmanager
     def _reading_head(self, lengths: torch.Tensor):
-        """A decoder's logits at q: its classification head (`score`) runs on every position; the hook keeps the
-        row at q, whatever the model's own pooling makes of its padding."""
+        """The logits at each sequence's q (None: the model's own, an encoder's pooled [CLS])."""
+        return self._reading_at(self.query_positions(lengths))
+
+    @contextmanager
+    def _reading_at(self, q: torch.Tensor):
+        """A decoder's logits at the positions `q` [B] of its input: its classification head (`score`) runs on every
+        position; the hook keeps the row at q, whatever the model's own pooling makes of its padding."""
         if not self.config.causal:
             yield None
             return
         kept = {}
-        q = self.query_positions(lengths)
 
         def keep(module, args, output):
             kept["logits"] = output[torch.arange(output.shape[0], device=output.device), q]
@@ -209,11 +213,21 @@ class HFClassifier(ClassifierHead):
         finally:
             handle.remove()
 
-    def _run(self, tokens: torch.Tensor, lengths: torch.Tensor, embedded: torch.Tensor | None, attentions: bool, fed=None):
+    def _run(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        embedded: torch.Tensor | None,
+        attentions: bool,
+        fed=None,
+        cache: bool = False,
+    ):
         positions = torch.arange(tokens.shape[1], device=tokens.device)
         mask = (positions[None, :] < lengths[:, None]).long()
         types = self._token_types(tokens)
         extra = {"token_type_ids": types} if types is not None else {}
+        if self.config.causal:
+            extra["use_cache"] = cache  # `cache`: keep the keys and values (`_prefix_scorer`); a decoder's default keeps them
         with self._feeding(embedded, fed), self._reading_head(lengths) as head:
             out = self.model(
                 input_ids=tokens, attention_mask=mask, output_attentions=attentions, output_hidden_states=attentions, **extra
@@ -377,9 +391,75 @@ class HFClassifier(ClassifierHead):
         finally:
             self.model.set_attn_implementation(ATTENTION_IMPLEMENTATION)
 
+    # a causal model's variants (deletions, blanks) run from their first changed position on, over the keys and values
+    # of the unchanged prefix (`_prefix_scorer`); False: every variant runs whole (the reference the tests compare with)
+    reuse_prefix = True
+
     def deletion_logits(self, batch: Batch):
-        """Leave-one-out's scorer: the network on the deletions, one pass each, without maps."""
-        return lambda deleted, instance, position: self.logits(deleted)
+        """Leave-one-out's scorer: the network on the deletions without maps, a causal one from each deleted position
+        on (`variant_logits`)."""
+        return self.variant_logits(batch)
+
+    def variant_logits(self, batch: Batch, memory_budget_mb: float = 256.0):
+        """The network on variants of `batch`'s instances without maps: a causal one (a decoder whose layers all keep
+        a plain cache) over the keys and values of the prefix each variant shares with its instance (a
+        `PrefixScorer`), any other whole."""
+        if self.config.causal and self.reuse_prefix:
+            scorer = self._prefix_scorer(batch, memory_budget_mb)
+            if scorer is not None:
+                return scorer
+        return lambda variants, instance, first: self.logits(variants)
+
+    def _frame_positions(self, positions: torch.Tensor) -> torch.Tensor:
+        """Batch positions [V] as the network's (a classifier reads the batch as it is)."""
+        return positions
+
+    def _prefix_scorer(self, batch: Batch, memory_budget_mb: float) -> PrefixScorer | None:
+        """One pass of `batch` keeping every layer's keys and values; a variant then runs only from its first changed
+        position c on, position ids c.., attending to its instance's cached keys before c (a 2-D mask hides the cached
+        keys from c on, so variants of different c share a pass; the cached keys a pass gathers stay within
+        `memory_budget_mb`, in parts). None where the cache is not a plain one per layer
+        (sliding windows, hybrids): those run whole."""
+        from transformers import DynamicCache
+        from transformers.cache_utils import DynamicLayer
+
+        tokens, lengths = self._framed(batch)
+        with torch.no_grad(), self._fused_attention():
+            cache = self._run(tokens, lengths, None, attentions=False, cache=True).past_key_values
+        layers = getattr(cache, "layers", None)
+        if not layers or any(type(layer) is not DynamicLayer for layer in layers):
+            return None
+        kept = [(layer.keys, layer.values) for layer in layers]
+        pad = self.model.config.pad_token_id or 0
+
+        per_token = sum(4 * (k[0].numel() + v[0].numel()) // max(1, k.shape[2]) for k, v in kept)  # bytes of a past token
+
+        def logits(variants: Batch, instance: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
+            ids, own = self._framed(variants)
+            rows = max(1, int(memory_budget_mb * 2**20 // (per_token * max(1, ids.shape[1]))))
+            if variants.size > rows:
+                parts = [slice(start, start + rows) for start in range(0, variants.size, rows)]
+                return torch.cat([logits(variants.select(part), instance[part], first[part]) for part in parts])
+            q = self.query_positions(own)
+            cut = torch.minimum(self._frame_positions(first.to(q.device)).clamp(min=0), q)  # q itself always runs
+            past = int(cut.max())
+            span = int((own - cut).max())
+            columns = cut[:, None] + torch.arange(span, device=ids.device)[None, :]
+            inside = columns < own[:, None]
+            suffix = ids.gather(1, columns.clamp(max=ids.shape[1] - 1)).masked_fill(~inside, pad)
+            seen = torch.arange(past, device=ids.device)[None, :] < cut[:, None]
+            prefix = DynamicCache([(k[instance, :, :past], v[instance, :, :past]) for k, v in kept])
+            with self._fused_attention(), self._reading_at(q - cut) as head:
+                self.model(
+                    input_ids=suffix,
+                    attention_mask=torch.cat([seen, inside], 1).long(),
+                    position_ids=columns,
+                    past_key_values=prefix,
+                    use_cache=True,
+                )
+            return self._logits(head["logits"], variants)
+
+        return PrefixScorer(logits)
 
     def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""

@@ -121,11 +121,14 @@ class HFPrompted(HFClassifier):
         return batch.lengths - 1
 
     # --- the verbalizer's logits at q ---
+    def _frame_positions(self, positions: torch.Tensor) -> torch.Tensor:
+        """Batch positions as the prompt's: text position i at p + i - 1 (0, the batch's own [BOS], at p - 1)."""
+        return positions + self._offset - 1
+
     @contextmanager
-    def _reading_head(self, lengths: torch.Tensor):
-        """The LM head runs on the state at q alone (a pre-hook) and keeps the verbalizer's sub-tokens."""
+    def _reading_at(self, q: torch.Tensor):
+        """The LM head runs on the state at q [B] alone (a pre-hook) and keeps the verbalizer's sub-tokens."""
         head = self.model.get_output_embeddings()
-        q = self.query_positions(lengths)
         classes = torch.tensor(self.prompt.classes, dtype=torch.long)
         kept = {}
 
