@@ -171,7 +171,7 @@ def main() -> None:
         f"({body / 1e6:.1f}M outside the embeddings), {args.threads} threads, fp32; {len(taus)} Kendall rows; "
         f"load {os.getloadavg()[0]:.2f} (1 min)"
     )
-    print(f"measured matmul rate: {rate / 1e9:.1f} GFLOP/s ([512, {args.width}] x [{args.width}, {args.intermediate}])")
+    print(f"measured matmul rate: {rate / 1e9:.1f} GFLOP/s (best of the MLP shapes, {args.width} x {args.intermediate})")
     stages.table(rate)
     print(f"peak RSS {peak_gib():.2f} GiB; load after {os.getloadavg()[0]:.2f}; {time.strftime('%Y-%m-%d %H:%M')}")
 

@@ -641,6 +641,7 @@ class _Chunk:
                 score=az_settings.score,  # of the "gold" class: the target (a raw sentence has no label)
                 progress=lambda line: None,
                 blank=self.tokenizer.blank_id if model.blank_id is None else model.blank_id,  # the hf family: [MASK]
+                memory_budget_mb=settings.memory_budget_mb,  # as the A&Z job: `analyses.memory_budget_mb`
             )
             measure = gradient_measure(az_settings.gradient, model.input_shift_invariant)  # "auto": the model's own
             for explanation, (_, row) in zip(explanations, relevance.iterrows(), strict=True):

@@ -27,6 +27,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     from attnexp.pipeline import load_trained
 
     dataset, task, device, seed, erasure = settings.dataset, settings.task, settings.device, settings.seed, settings.erasure
+    budget = settings.memory_budget_mb
     settings, model, instances = settings.az, inputs["model"], inputs["instances"]
     set_threads(threads)
     # checked against the dataset's meta.json (beside the instances): trained on this data
@@ -43,6 +44,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
         rollout_residual=settings.rollout_residual,
         flow_solver=settings.flow_solver,
         score=settings.score,
+        memory_budget_mb=budget,
     )
     relevance["subject"] = test["rationale"].map(list).to_numpy()
     dataset = task

@@ -461,11 +461,13 @@ class AZAnalysisSettings(JobSettings):
     az: AZSettings
     device: str
     erasure: ErasureSettings | None  # the erasure tests of the A&Z rankings (None: switched off)
+    memory_budget_mb: float  # `analyses.memory_budget_mb`: blank-out's and the input gradients' chunks
 
     @classmethod
     def from_config(cls, config: Config, dataset: str, seed, hf_model=None) -> "AZAnalysisSettings":
         task = dataset if hf_model is None else f"{dataset}@{hf_model}"
-        return cls(dataset, task, int(seed), az_settings(config), config["device"], erasure_settings(config))
+        budget = float(config["analyses"]["memory_budget_mb"])
+        return cls(dataset, task, int(seed), az_settings(config), config["device"], erasure_settings(config), budget)
 
 
 @dataclass(frozen=True)

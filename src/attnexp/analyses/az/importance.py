@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import torch
 
+from attnexp.analyses.jw.importance import rows_per_chunk
 from attnexp.data.batching import Batch
 from attnexp.data.vocab import UNK
 from attnexp.models.interface import AttentionModel, PrefixScorer
@@ -59,7 +60,19 @@ def blank_out(
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()
 
 
-def input_gradients(model: AttentionModel, batch: Batch, score: str = "prob_gold") -> dict[str, torch.Tensor]:
+def input_gradients(
+    model: AttentionModel, batch: Batch, score: str = "prob_gold", memory_budget_mb: float | None = None
+) -> dict[str, torch.Tensor]:
+    """The input-gradient measures per position [B, L] (`_one_pass`), over instances in chunks whose backward pass fits
+    `memory_budget_mb` (each instance's gradient is its own); a batch that fits, or no budget, runs in one pass."""
+    rows = batch.size if memory_budget_mb is None else rows_per_chunk(model, batch.tokens.shape[1], memory_budget_mb, True)
+    if rows >= batch.size:
+        return _one_pass(model, batch, score)
+    parts = [_one_pass(model, batch.select(slice(start, start + rows)), score) for start in range(0, batch.size, rows)]
+    return {name: torch.cat([part[name] for part in parts]) for name in parts[0]}
+
+
+def _one_pass(model: AttentionModel, batch: Batch, score: str) -> dict[str, torch.Tensor]:
     """The input-gradient measures per position [B, L] (0 on padding), e_j = the model's `embed` output (token +
     position embedding; a Hugging Face model's embedding-module output):
       - `grad` = |Σ_d ∂s/∂e_jd|, left out for a model whose output ignores a shift of e_j by c·1

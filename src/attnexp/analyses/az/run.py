@@ -35,6 +35,7 @@ def relevance_and_importance(
     flow_solver: str,
     score: str,
     blank: int | None = None,
+    memory_budget_mb: float | None = None,
     progress: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Per example: raw / rollout / flow relevance [layers][n], blank-out and the input-gradient measures the model
@@ -43,7 +44,8 @@ def relevance_and_importance(
     The n positions are the ones the model reads (`input_lengths`): for our Transformer [CLS] + the words
     (A&Z §2.1; it masks out the closing marker of the preprocessed tokens, so every vector stops before it).
     `blank`: the token blank-out substitutes (default: our UNK; the model's `blank_id` when it has one, e.g.
-    [MASK] for a Hugging Face BERT).
+    [MASK] for a Hugging Face BERT). `memory_budget_mb` (`analyses.memory_budget_mb`): blank-out's and the input
+    gradients' chunks (None: blank-out's default, the gradients of a batch in one pass).
     """
     from attnexp.analyses.az.flow import batch_flow
     from attnexp.analyses.az.importance import blank_out, input_gradients
@@ -82,8 +84,9 @@ def relevance_and_importance(
         if frame:  # the text's relevance at 1 .. n; everything outside it (template, specials) at 0, the sink
             raw, roll = (model.relevance_to_batch(values, on_cpu) for values in (raw, roll))
             flow = model.relevance_to_batch(torch.as_tensor(np.asarray(flow)), on_cpu).numpy()
-        blank_scores = blank_out(model, batch, score, blank).cpu()
-        gradients = {name: values.cpu() for name, values in input_gradients(model, batch, score).items()}
+        budget = {} if memory_budget_mb is None else {"memory_budget_mb": memory_budget_mb}
+        blank_scores = blank_out(model, batch, score, blank, **budget).cpu()
+        gradients = {name: values.cpu() for name, values in input_gradients(model, batch, score, memory_budget_mb).items()}
         predicted = model.predict(output.logits).cpu()
         batch = on_cpu
         for i, instance_id in enumerate(batch.instance_ids):
