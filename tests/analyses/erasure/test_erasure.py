@@ -11,11 +11,11 @@ import torch
 
 from attnexp.analyses.divergences import jsd
 from attnexp.analyses.erasure.attention import erase, first_flip, single_weight
-from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency, kept_batch, length_chunks, top_counts
+from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency, kept_batch, top_counts
 from attnexp.analyses.erasure.instances import erasure_tables
 from attnexp.analyses.erasure.rankings import attention_gradients, random_draws, ranks
 from attnexp.analyses.erasure.settings import ErasureSettings
-from attnexp.analyses.jw.importance import gradient_importance
+from attnexp.analyses.jw.importance import gradient_importance, length_chunks
 from attnexp.data.batching import collate
 from attnexp.models.classifier import AttentionClassifier, ModelConfig
 from attnexp.models.transformer import build_transformer

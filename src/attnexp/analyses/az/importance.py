@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import torch
 
-from attnexp.analyses.jw.importance import rows_per_chunk
+from attnexp.analyses.jw.importance import length_chunks, rows_per_chunk
 from attnexp.data.batching import Batch
 from attnexp.data.vocab import UNK
 from attnexp.models.interface import AttentionModel, PrefixScorer
@@ -40,8 +40,8 @@ def blank_out(
     size, width = batch.tokens.shape
     base = gold_score(model, model.logits(batch), batch.labels, score)
     scorer = model.variant_logits(batch, memory_budget_mb)
-    if isinstance(scorer, PrefixScorer):  # a causal model: the real positions only, position-major (see `PrefixScorer`)
-        position, instance = batch.padding_mask.T.nonzero(as_tuple=True)
+    if isinstance(scorer, PrefixScorer):  # a causal model: the real positions only (each variant runs from its own on)
+        instance, position = batch.padding_mask.nonzero(as_tuple=True)
     else:
         instance = torch.arange(size, device=batch.tokens.device).repeat_interleave(width)
         position = torch.arange(width, device=batch.tokens.device).repeat(size)
@@ -52,9 +52,13 @@ def blank_out(
     widths = max(16, getattr(model, "forward_widths", 16))  # a Hugging Face layer's transient states: 32 widths
     per_row = 4 * width * (width * config.n_layers * config.n_heads + widths * config.width)
     chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
+    if isinstance(scorer, PrefixScorer):  # chunks of like run lengths (bounded padding)
+        runs = batch.lengths[instance] - position
+        chunks = length_chunks(runs, lambda run: rows_per_chunk(model, max(1, run), memory_budget_mb))
+    else:
+        chunks = [slice(start, start + chunk) for start in range(0, len(instance), chunk)]
     blanked = torch.zeros(size, width, dtype=base.dtype, device=base.device)
-    for start in range(0, len(instance), chunk):
-        rows = slice(start, start + chunk)
+    for rows in chunks:
         part, labels = variants.select(rows), batch.labels[instance[rows]]
         blanked[instance[rows], position[rows]] = gold_score(model, scorer(part, instance[rows], position[rows]), labels, score)
     return ((base[:, None] - blanked).abs() * batch.padding_mask).detach()

@@ -15,27 +15,9 @@ from dataclasses import replace
 import torch
 
 from attnexp.analyses.erasure.rankings import ranks
-from attnexp.analyses.jw.importance import rows_per_chunk
+from attnexp.analyses.jw.importance import length_chunks, rows_per_chunk
 from attnexp.data.batching import Batch
 from attnexp.models.interface import AttentionModel, PrefixScorer
-
-SLACK = 0.8  # a chunk's shortest variant is at least this fraction of its longest (bounded padding)
-
-
-def length_chunks(lengths: torch.Tensor, rows_for_width) -> list[torch.Tensor]:
-    """Indices of `lengths` in chunks, longest first: each chunk's lengths within SLACK of its longest, and at most
-    `rows_for_width(longest)` rows."""
-    order = torch.sort(lengths, descending=True, stable=True).indices
-    ordered = lengths[order].tolist()
-    chunks, start = [], 0
-    while start < len(ordered):
-        width, stop = ordered[start], start + 1
-        limit = start + rows_for_width(width)
-        while stop < min(limit, len(ordered)) and ordered[stop] >= SLACK * width:
-            stop += 1
-        chunks.append(order[start:stop])
-        start = stop
-    return chunks
 
 
 def top_counts(n: torch.Tensor, bins: Sequence[float]) -> torch.Tensor:

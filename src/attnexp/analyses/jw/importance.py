@@ -73,6 +73,25 @@ def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
     return replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
 
 
+SLACK = 0.8  # a chunk's shortest variant is at least this fraction of its longest (bounded padding)
+
+
+def length_chunks(lengths: torch.Tensor, rows_for_width) -> list[torch.Tensor]:
+    """Indices of `lengths` in chunks, longest first: each chunk's lengths within SLACK of its longest, and at most
+    `rows_for_width(longest)` rows."""
+    order = torch.sort(lengths, descending=True, stable=True).indices
+    ordered = lengths[order].tolist()
+    chunks, start = [], 0
+    while start < len(ordered):
+        width, stop = ordered[start], start + 1
+        limit = start + rows_for_width(width)
+        while stop < min(limit, len(ordered)) and ordered[stop] >= SLACK * width:
+            stop += 1
+        chunks.append(order[start:stop])
+        start = stop
+    return chunks
+
+
 def rows_per_chunk(model: AttentionModel, width: int, memory_budget_mb: float, backward: bool = False) -> int:
     """How many sequences of `width` tokens fit the budget (float32 activations: the embedding and the hidden widths
     a token holds, the model's `forward_widths`: 8 for the J&W models, 32 for a Hugging Face Transformer; `backward`:
@@ -94,21 +113,21 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     original = model.distribution(model(batch).logits)
     instance, position = batch.real_mask.nonzero(as_tuple=True)
     scorer = model.deletion_logits(batch)
-    if isinstance(scorer, PrefixScorer):  # position-major: a chunk's deletions run from about the same position on
-        position, instance = batch.real_mask.T.nonzero(as_tuple=True)
     if isinstance(scorer, PositionScorer):
         chunk = deletions_per_chunk(scorer, memory_budget_mb)
         score = lambda rows, deleted: scorer.logits(rows, deleted, memory_budget_mb)  # noqa: E731
     else:
         chunk = rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb)
         score = lambda rows, deleted: scorer(deletion_batch(batch, rows, deleted)[0], rows, deleted)  # noqa: E731
-    changes = []
-    for start in range(0, len(instance), chunk):
-        rows, deleted = instance[start : start + chunk], position[start : start + chunk]
-        changes.append(tvd(model.distribution(score(rows, deleted)), original[rows]))
+    if isinstance(scorer, PrefixScorer):  # a deletion runs from its position on: chunks of like run lengths
+        runs = batch.lengths[instance] - 1 - position
+        chunks = length_chunks(runs, lambda width: rows_per_chunk(model, max(1, width), memory_budget_mb))
+    else:
+        chunks = [slice(start, start + chunk) for start in range(0, len(instance), chunk)]
     scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
-    if changes:
-        scores[instance, position] = torch.cat(changes)
+    for part in chunks:
+        rows, deleted = instance[part], position[part]
+        scores[rows, deleted] = tvd(model.distribution(score(rows, deleted)), original[rows]).to(scores.dtype)
     return scores
 
 

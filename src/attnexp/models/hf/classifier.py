@@ -302,8 +302,7 @@ class HFClassifier(ClassifierHead):
         tokens, lengths = tokens[index], lengths[index]
         kept = encoded.last_input
         from_last = not self.full_rerun and kept is not None and not kept.requires_grad
-        fed = encoded.last_input if from_last else encoded.embedded
-        fed = None if fed is None else fed[index]
+        fed = encoded.last_input if from_last else encoded.embedded  # gathered a part at a time: [B K, L, D] is large
         flat = rows.reshape(size * k, *rows.shape[2:])
         logits = []
         for start in range(0, size * k, MAX_DECODE_ROWS):
@@ -312,7 +311,7 @@ class HFClassifier(ClassifierHead):
             self._last_attention._attnexp_query = self.query_positions(lengths[part])
             try:
                 with self._last_layer_only() if from_last else nullcontext():
-                    inputs = None if fed is None else fed[part]
+                    inputs = None if fed is None else fed[index[part]]
                     raw = self._run(tokens[part], lengths[part], inputs, False, self.last_fed if from_last else None).logits
             finally:
                 self._last_attention._attnexp_cls_rows = None
