@@ -33,7 +33,7 @@ def main() -> None:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from attnexp.analyses.az.importance import blank_out
-    from attnexp.analyses.az.run import relevance_and_importance
+    from attnexp.analyses.az.measures import relevance_and_importance
     from attnexp.analyses.erasure.attention import first_flip, single_weight
     from attnexp.analyses.erasure.inputs import comprehensiveness_sufficiency
     from attnexp.analyses.jw.importance import gradient_importance, integrated_gradients, leave_one_out, rows_per_chunk

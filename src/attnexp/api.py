@@ -9,7 +9,7 @@ draw it as a text heatmap.
     explain(run.model, run.tokenizer, ["a dull film", "a fine one"], target="positive", classes=run.classes)
 
 Every number comes from the library functions the workflow runs (`analyses.jw.instances` importance /
-permutation / adversary tables, `analyses.jw.kendall`, `analyses.az.run.relevance_and_importance`) on a one-row
+permutation / adversary tables, `analyses.jw.kendall`, `analyses.az.measures.relevance_and_importance`) on a one-row
 table, so a sentence explained here gets exactly what the pipeline computes for a test instance. Models are
 typed against `AttentionModel`; a Hugging Face model and tokenizer are accepted too (`as_attention_model`,
 `as_tokenizer`).
@@ -34,7 +34,7 @@ from attnexp import (
     paths,
 )
 from attnexp.analyses.az import gradient_measure
-from attnexp.analyses.az.run import relevance_and_importance
+from attnexp.analyses.az.measures import relevance_and_importance
 from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.jw.instances import adversary_table, importance_table, permutation_table
 from attnexp.analyses.jw.kendall import computed_pairs, kendall_tau_per_instance

@@ -213,7 +213,7 @@ def test_a_post_ln_bert_keeps_the_gradient_only_form_and_exclude_special_drops_i
     drops [CLS] and the final [SEP] the model reads."""
     from attnexp.analyses.az import gradient_measure
     from attnexp.analyses.az.importance import input_gradients
-    from attnexp.analyses.az.run import correlations, reads_closing_marker
+    from attnexp.analyses.az.measures import correlations, reads_closing_marker
 
     _, model, batch = tiny
     measured = input_gradients(model, batch)
@@ -238,7 +238,7 @@ def test_a_post_ln_bert_keeps_the_gradient_only_form_and_exclude_special_drops_i
 def test_a_decoder_s_relevance_is_read_from_its_last_token_with_the_sink_mass_beside_it(tmp_path):
     """Issue 36: A&Z's raw, rollout and flow of a decoder come from q (its last token) and are causal, and the share
     of each row on the specials ([BOS] and the closing [EOS] it reads) is written beside them, per layer."""
-    from attnexp.analyses.az.run import relevance_and_importance
+    from attnexp.analyses.az.measures import relevance_and_importance
     from attnexp.models.hf.data import framed_ids
     from attnexp.models.hf.loading import load_pretrained
 

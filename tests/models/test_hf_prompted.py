@@ -133,8 +133,8 @@ def test_batch_padding_changes_no_number(prompted):
 def test_az_relevance_is_read_at_the_text_with_the_sink_at_position_0(prompted):
     """Rollout and flow run over the whole prompt from q (no mass after q on a causal model); the text's values land
     at 1 .. n and everything else at 0, so each raw row still sums to 1."""
+    from attnexp.analyses.az.measures import relevance_and_importance
     from attnexp.analyses.az.rollout import head_average, residual_augment, rollout
-    from attnexp.analyses.az.run import relevance_and_importance
 
     model, _ = prompted
     batch = batch_of(model)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnexp.analyses.az.run import IMPORTANCES, METHODS
+from attnexp.analyses.az.measures import IMPORTANCES, METHODS
 from attnexp.io import write_csv, write_json, write_parquet
 from attnexp.report import az
 from attnexp.report.style import FigureStyle

@@ -9,7 +9,7 @@ from matplotlib import pyplot as plt
 from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
-from attnexp.analyses.az.run import METHODS
+from attnexp.analyses.az.measures import METHODS
 from attnexp.report import az, wp
 from attnexp.report.heatmap import heat_cmap, text_heatmap
 from attnexp.report.jw.adversary import adversary_examples, adversary_violin

@@ -154,11 +154,11 @@ def test_rationale_recovery_averages_seeds_and_keeps_header_when_empty():
         )
         for seed in (1, 2)
     ]
-    table = tables.rationale_recovery(frames, {"n_resamples": 100}).set_index("measure")
+    table = tables.rationale_table(frames, {"n_resamples": 100}).set_index("measure")
     assert table.loc["attention", "precision_at_k"] == pytest.approx(0.3)
     assert table.loc["loo", "auc"] == pytest.approx(0.15)
     assert table.loc["loo", "n"] == 20
-    empty = tables.rationale_recovery([frames[0].iloc[:0]])
+    empty = tables.rationale_table([frames[0].iloc[:0]])
     assert empty.empty and "precision_at_k" in empty.columns
 
 
@@ -280,6 +280,6 @@ def test_cross_measure_and_rationale_tables_show_the_analysed_instances_per_mode
             "n": 12,
         }
     )
-    assert tables.rationale_display(tables.rationale_recovery([frame]), ["s"])["n"].tolist() == [12]
+    assert tables.rationale_display(tables.rationale_table([frame]), ["s"])["n"].tolist() == [12]
     for name in ("table2", "cross_measure", "rationale_recovery"):
         assert "analyses.test_sample" in tables.CAPTIONS[name], name

@@ -13,7 +13,7 @@ def run_az_analyse(*, inputs: Files, outputs: Files, settings: AZAnalysisSetting
     per example, JSON), and with `settings.erasure` the erasure tests of the A&Z rankings (erasure_attention,
     erasure_input); the tables' rows are labelled `settings.task` (a Hugging Face run: `{dataset}@{model}`)."""
     from attnexp.analyses.az import gradient_measure
-    from attnexp.analyses.az.run import (
+    from attnexp.analyses.az.measures import (
         correlations,
         reads_closing_marker,
         relevance_and_importance,
@@ -88,7 +88,7 @@ def run_az_combine(*, inputs: Files, outputs: Files, settings: TableSettings, th
     are that run's values."""
     import pandas as pd
 
-    from attnexp.analyses.az.run import RECOVERY_KEYS, SUMMARY_KEYS, mean_with_seed_std
+    from attnexp.analyses.az.measures import RECOVERY_KEYS, SUMMARY_KEYS, mean_with_seed_std
     from attnexp.io import read_csv, write_csv
 
     runs = settings.runs

@@ -1,4 +1,4 @@
-"""Abnar & Zuidema (2020) tables and figures, drawn from the analyses' files (`attnexp.analyses.az.run`).
+"""Abnar & Zuidema (2020) tables and figures, drawn from the analyses' files (`attnexp.analyses.az.measures`).
 
 Tables (all datasets): Spearman's rho between relevance and importance per layer (the paper's Tables 1-2
 layout: rows Raw / Rollout / Flow, columns L1..L6), and how well each method finds the ground truth (the
@@ -218,7 +218,7 @@ MAX_LABEL_CHARS = 12  # a longer word is cut with "…" in the tick labels
 
 def reads_closing(relevance: pd.DataFrame, hint: bool = False) -> bool:
     """Whether the relevance rows end with the closing marker ([SEP] / [EOS] at position length-1), a special
-    position the analyses keep out of the rankable tokens (`analyses.az.run.correlations(closing=)`). The
+    position the analyses keep out of the rankable tokens (`analyses.az.measures.correlations(closing=)`). The
     `{method}_sink` shares say it: they count that position exactly when the model reads it (`run.sink_mass`). A
     table without them, or one where both readings agree (nothing on the last position), takes `hint`
     (`write_cls_maps`: whether the run is a Hugging Face model's, which reads its [SEP]; our Transformer does not)."""

@@ -282,7 +282,7 @@ def test_az_stage_end_to_end(tmp_path):
 
 
 def test_subject_recovery_matches_a_per_example_reference():
-    from attnexp.analyses.az.run import subject_recovery
+    from attnexp.analyses.az.measures import subject_recovery
 
     rng = np.random.default_rng(4)
     lengths = rng.integers(4, 9, size=12)
@@ -348,7 +348,7 @@ def test_dense_rank_quirk_agrees_without_ties_only():
 
 
 def test_summary_nan_policy_and_cumulative_quirk():
-    from attnexp.analyses.az.run import summarise_correlations
+    from attnexp.analyses.az.measures import summarise_correlations
 
     table = pd.DataFrame(
         {
@@ -413,7 +413,7 @@ def test_same_seed_gives_the_same_transformer_whatever_ran_before(tmp_path):
 
 
 def _relevance(model, rows, rollout_residual=True):
-    from attnexp.analyses.az.run import relevance_and_importance
+    from attnexp.analyses.az.measures import relevance_and_importance
 
     options = {"batch_size": 3, "relevance_row": "cls", "flow_solver": "scipy", "score": "prob_gold"}
     return relevance_and_importance(model, rows, rollout_residual=rollout_residual, progress=lambda _: None, **options)

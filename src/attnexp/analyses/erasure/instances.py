@@ -167,7 +167,7 @@ def _input_rows(
 
 
 def az_rankings(relevance: pd.DataFrame, gradient: str) -> pd.DataFrame:
-    """The A&Z rankings of a relevance table (`attnexp.analyses.az.run`; vectors over the input positions from 0):
+    """The A&Z rankings of a relevance table (`attnexp.analyses.az.measures`; vectors over the input positions from 0):
     raw, rollout and flow at the last layer, blank-out, and the input-gradient measure named `gradient` (a column of
     the table: the measure the A&Z job resolved, not a setting such as "auto")."""
     if gradient not in relevance:

@@ -290,7 +290,7 @@ def cross_measure_display(table: pd.DataFrame, order: Sequence[str]) -> pd.DataF
 # --- planted-rationale recovery ---
 
 
-def rationale_recovery(frames: Sequence[pd.DataFrame], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
+def rationale_table(frames: Sequence[pd.DataFrame], bootstrap_options: Mapping | None = None) -> pd.DataFrame:
     """Across-seed precision@k and AUC of each importance measure at recovering the planted cue tokens."""
     columns = [*MODEL_KEYS, "measure", "n_seeds", "precision_at_k", "auc", "n", "ci_low", "ci_high", "auc_ci_low", "auc_ci_high"]
     per_seed = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
@@ -423,7 +423,7 @@ def build_rationale_table(
     *, recovery: Sequence[str | Path], outputs: Mapping[str, str | Path], bootstrap_options: Mapping | None = None
 ) -> pd.DataFrame:
     frames = [read_csv(p) for p in recovery]
-    table = rationale_recovery(frames, bootstrap_options)
+    table = rationale_table(frames, bootstrap_options)
     order = dataset_order([d for f in frames for d in f.get("dataset", [])])
     write_table(table, outputs, caption=CAPTIONS["rationale_recovery"], display=rationale_display(table, order))
     return table
