@@ -39,6 +39,7 @@ class PrefixScorer:
     instance); only positions from `first` on are run, so the caller puts variants of like `first` together."""
 
     logits: Callable[[Batch, torch.Tensor, torch.Tensor], torch.Tensor]
+    own: torch.Tensor  # the batch's own logits, from the pass that cached the keys (callers need not run it again)
 
     def __call__(self, variants: Batch, instance: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
         return self.logits(variants, instance, first)

@@ -38,8 +38,8 @@ def blank_out(
     from the blanked position on.
     """
     size, width = batch.tokens.shape
-    base = gold_score(model, model.logits(batch), batch.labels, score)
     scorer = model.variant_logits(batch, memory_budget_mb)
+    base = gold_score(model, scorer.own if isinstance(scorer, PrefixScorer) else model.logits(batch), batch.labels, score)
     if isinstance(scorer, PrefixScorer):  # a causal model: the real positions only (each variant runs from its own on)
         instance, position = batch.padding_mask.nonzero(as_tuple=True)
     else:

@@ -43,7 +43,8 @@ def comprehensiveness_sufficiency(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """p_c(x) - p_c(x without r_k) and p_c(x) - p_c(r_k alone) [B, R, K] for rankings `scores` [B, R, L] and bins k
     (c: the predicted class on x; BC too, as ERASER); NaN for instances without real tokens."""
-    logits = model.logits(batch)
+    scorer = model.variant_logits(batch, memory_budget_mb)
+    logits = scorer.own if isinstance(scorer, PrefixScorer) else model.logits(batch)
     original, predicted = model.distribution(logits), model.predict(logits)
     p_original = original.gather(-1, predicted[:, None]).squeeze(-1)
     real, padding = batch.real_mask, batch.padding_mask
@@ -56,7 +57,6 @@ def comprehensiveness_sufficiency(
     flat_keep, flat_instance = keep.reshape(-1, width), instance.reshape(-1)
     unique, inverse = torch.unique(torch.cat([flat_instance[:, None], flat_keep.long()], dim=1), dim=0, return_inverse=True)
     variants = kept_batch(batch, unique[:, 0], unique[:, 1:].bool())
-    scorer = model.variant_logits(batch, memory_budget_mb)
     dropped = ~unique[:, 1:].bool() & padding[unique[:, 0]]
     first = torch.where(dropped.any(-1), dropped.int().argmax(-1), variants.lengths)  # the first deleted position
     # a causal model (`PrefixScorer`) runs each variant from its first deleted position on: chunked by what it runs

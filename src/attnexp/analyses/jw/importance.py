@@ -110,9 +110,9 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     it, and no deletion rows are built; otherwise each chunk is a batch of deletion rows, as many as fit (at least
     one: one deletion of an instance costs what the instance's own forward does). A `PrefixScorer` (a causal model)
     runs each deletion from the deleted position on."""
-    original = model.distribution(model(batch).logits)
-    instance, position = batch.real_mask.nonzero(as_tuple=True)
     scorer = model.deletion_logits(batch)
+    original = model.distribution(scorer.own if isinstance(scorer, PrefixScorer) else model(batch).logits)
+    instance, position = batch.real_mask.nonzero(as_tuple=True)
     if isinstance(scorer, PositionScorer):
         chunk = deletions_per_chunk(scorer, memory_budget_mb)
         score = lambda rows, deleted: scorer.logits(rows, deleted, memory_budget_mb)  # noqa: E731

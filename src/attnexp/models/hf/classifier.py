@@ -424,7 +424,8 @@ class HFClassifier(ClassifierHead):
 
         tokens, lengths = self._framed(batch)
         with torch.no_grad(), self._fused_attention():
-            cache = self._run(tokens, lengths, None, attentions=False, cache=True).past_key_values
+            out = self._run(tokens, lengths, None, attentions=False, cache=True)
+        cache = out.past_key_values
         layers = getattr(cache, "layers", None)
         if not layers or any(type(layer) is not DynamicLayer for layer in layers):
             return None
@@ -458,7 +459,7 @@ class HFClassifier(ClassifierHead):
                 )
             return self._logits(head["logits"], variants)
 
-        return PrefixScorer(logits)
+        return PrefixScorer(logits, own=self._logits(out.logits, batch))
 
     def attention_maps(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """Per-layer, per-head attention [B, layers, heads, L, L]; rows are queries, padding keys get 0."""
