@@ -29,6 +29,15 @@ def shared_data() -> Path:
     return path
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test of tests/workflow/ runs the workflow through Snakemake's command line (dry runs included), so it is
+    `slow`: `make test` runs it, the edit loop's `make test-fast` (`-m "not slow and not slurm"`) does not."""
+    workflow = REPO / "tests" / "workflow"
+    for item in items:
+        if workflow in Path(item.path).parents:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _single_thread():
     torch.set_num_threads(1)

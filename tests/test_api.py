@@ -170,6 +170,7 @@ def test_public_names_load_lazily():
     assert out.stdout.split() == ["False", "False"]
 
 
+@pytest.mark.slow  # a real command (a whole-grid estimate, a fresh venv, a dry run, the example): not the edit loop
 def test_the_example_trains_loads_explains_and_draws_offline(tmp_path):
     command = [sys.executable, str(REPO / "examples/explain_sentence.py"), "--out", str(tmp_path), "--permutations", "10"]
     out = subprocess.run([*command, "--adversary-steps", "20"], capture_output=True, text=True, timeout=120)

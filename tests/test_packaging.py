@@ -115,6 +115,7 @@ def test_validation_after_pip_install_into_a_fresh_venv(wheel, tmp_path):
     assert _run([python, "-c", code], elsewhere).split()[0] == "100"
 
 
+@pytest.mark.slow  # a real command (a whole-grid estimate, a fresh venv, a dry run, the example): not the edit loop
 def test_explain_and_default_settings_after_a_non_editable_install_into_a_fresh_venv(wheel, tmp_path):
     """The wheel installed (not editable) into a new venv; its dependencies (torch, ...) come from this
     environment's site-packages as a plain path entry, so no editable install of the checkout is seen. From another

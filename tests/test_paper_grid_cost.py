@@ -53,6 +53,7 @@ def test_predictions_are_raised_by_the_worst_measured_under_prediction_of_their_
     assert "memory x1.50" in cost.calibrated(factors.loc["analyze"]) and cost.calibrated(factors.loc["train"]) == ""
 
 
+@pytest.mark.slow  # a real command (a whole-grid estimate, a fresh venv, a dry run, the example): not the edit loop
 def test_the_readme_whole_grid_command_runs_as_shown():
     """The performance page's cost command, as shown: every job of config/paper.yaml at its workflow/resources.tsv figure."""
     import subprocess

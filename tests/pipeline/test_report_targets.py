@@ -4,6 +4,7 @@ page, a figure's PNG) is built by the `report` target too. Hugging Face figures 
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from tests.conftest import REPO
@@ -20,6 +21,7 @@ def reported_outputs(workdir, configfile, target: str) -> set[str]:
     return {f for f in files if f.endswith((".png", ".html")) and f != "results/report.html"}
 
 
+@pytest.mark.slow  # a real command (a whole-grid estimate, a fresh venv, a dry run, the example): not the edit loop
 def test_the_report_target_covers_every_reported_output_of_all(tmp_path):
     from tests.hf_fixtures import tiny_checkpoint
 
