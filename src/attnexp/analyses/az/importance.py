@@ -48,14 +48,14 @@ def blank_out(
     variants = batch.select(instance)
     blanked_at = torch.arange(width, device=batch.tokens.device)[None, :] == position[:, None]
     variants = replace(variants, tokens=variants.tokens.masked_fill(blanked_at, blank))
-    config = model.config
-    widths = max(16, getattr(model, "forward_widths", 16))  # a Hugging Face layer's transient states: 32 widths
-    per_row = 4 * width * (width * config.n_layers * config.n_heads + widths * config.width)
-    chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
     if isinstance(scorer, PrefixScorer):  # chunks of like run lengths (bounded padding)
         runs = batch.lengths[instance] - position
         chunks = length_chunks(runs, lambda run: rows_per_chunk(model, max(1, run), memory_budget_mb))
-    else:
+    else:  # chunks whose attention maps fit the budget
+        config = model.config
+        widths = max(16, getattr(model, "forward_widths", 16))  # a Hugging Face layer's transient states: 32 widths
+        per_row = 4 * width * (width * config.n_layers * config.n_heads + widths * config.width)
+        chunk = max(1, int(memory_budget_mb * 2**20 // per_row))
         chunks = [slice(start, start + chunk) for start in range(0, len(instance), chunk)]
     blanked = torch.zeros(size, width, dtype=base.dtype, device=base.device)
     for rows in chunks:

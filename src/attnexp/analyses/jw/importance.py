@@ -113,17 +113,17 @@ def leave_one_out(model: AttentionModel, batch: Batch, memory_budget_mb: float =
     scorer = model.deletion_logits(batch)
     original = model.distribution(scorer.own if isinstance(scorer, PrefixScorer) else model(batch).logits)
     instance, position = batch.real_mask.nonzero(as_tuple=True)
+    every = lambda chunk: [slice(start, start + chunk) for start in range(0, len(instance), chunk)]  # noqa: E731
     if isinstance(scorer, PositionScorer):
-        chunk = deletions_per_chunk(scorer, memory_budget_mb)
         score = lambda rows, deleted: scorer.logits(rows, deleted, memory_budget_mb)  # noqa: E731
+        chunks = every(deletions_per_chunk(scorer, memory_budget_mb))
     else:
-        chunk = rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb)
         score = lambda rows, deleted: scorer(deletion_batch(batch, rows, deleted)[0], rows, deleted)  # noqa: E731
-    if isinstance(scorer, PrefixScorer):  # a deletion runs from its position on: chunks of like run lengths
-        runs = batch.lengths[instance] - 1 - position
-        chunks = length_chunks(runs, lambda width: rows_per_chunk(model, max(1, width), memory_budget_mb))
-    else:
-        chunks = [slice(start, start + chunk) for start in range(0, len(instance), chunk)]
+        if isinstance(scorer, PrefixScorer):  # a deletion runs from its position on: chunks of like run lengths
+            runs = batch.lengths[instance] - 1 - position
+            chunks = length_chunks(runs, lambda width: rows_per_chunk(model, max(1, width), memory_budget_mb))
+        else:
+            chunks = every(rows_per_chunk(model, batch.tokens.shape[1] - 1, memory_budget_mb))
     scores = torch.zeros(batch.tokens.shape, dtype=original.dtype, device=original.device)
     for part in chunks:
         rows, deleted = instance[part], position[part]
