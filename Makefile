@@ -29,12 +29,17 @@ run: venv
 report: venv
 	$(BIN)/snakemake --cores $(CORES) report
 
+# Two workers (pytest-xdist): whole modules per worker (`--dist loadscope`, so a module's grid fixture runs once), in
+# the order tests/conftest.py gives (the longest first). `make test TEST_WORKERS=0` runs them one after another.
+TEST_WORKERS ?= 2
+XDIST = -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
+
 test: venv
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST)
 
 # The edit loop: unit-level tests only (no end-to-end workflow run, no SLURM cluster, no browser).
 test-fast: venv
-	$(BIN)/python -m pytest -q -m "not slow and not slurm"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not slow and not slurm"
 
 # The documentation site (mkdocs.yml, docs/) into site/, warnings as errors: a broken link or anchor fails it.
 docs: venv

@@ -29,13 +29,35 @@ def shared_data() -> Path:
     return path
 
 
+# The longest modules (wall seconds in the last full serial run), run first: `make test` spreads whole modules over
+# two workers (pytest-xdist, `--dist loadscope`, so a module's fixtures run once), and starting the long ones first
+# lets both workers finish together. An unlisted module keeps its place after these.
+LONGEST_FIRST = (
+    "workflow/test_report_browser.py",  # ~200 s: a grid, its report, 80 page loads in chromium
+    "workflow/test_slurm.py",  # ~165 s: a local and a SLURM tiny grid, mostly the scheduler's polling
+    "workflow/test_workflow.py",  # ~170 s: the tiny grid and what a run leaves behind
+    "workflow/test_documented_commands.py",  # ~140 s: ~50 dry runs
+    "workflow/test_hf_workflow.py",
+    "workflow/test_failure_probes.py",
+    "workflow/test_figures_workflow.py",
+    "datasets/test_babi_real.py",
+)
+
+
+def _module_rank(item) -> int:
+    relative = Path(item.path).relative_to(REPO / "tests").as_posix()
+    return LONGEST_FIRST.index(relative) if relative in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test of tests/workflow/ runs the workflow through Snakemake's command line (dry runs included), so it is
-    `slow`: `make test` runs it, the edit loop's `make test-fast` (`-m "not slow and not slurm"`) does not."""
+    `slow`: `make test` runs it, the edit loop's `make test-fast` (`-m "not slow and not slurm"`) does not. The
+    longest modules move to the front (a stable sort: each module's own order is kept)."""
     workflow = REPO / "tests" / "workflow"
     for item in items:
         if workflow in Path(item.path).parents:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=_module_rank)
 
 
 @pytest.fixture(autouse=True)
