@@ -77,7 +77,8 @@ def test_permutation_moves_every_heads_cls_weights(tiny):
 def test_decoding_from_the_last_layer_gives_the_logits_of_the_full_rerun(kind, tmp_path):
     """Issue 35: a swapped last-layer [CLS] row changes nothing below the last layer, so decoding runs the last layer
     and the head alone, from the states `encode` kept; the same logits as re-running every layer, to float rounding,
-    for the identity and a random permutation and an erasure step, on a padded batch (3 lengths, 3 layers deep)."""
+    for the identity and a random permutation and an erasure step, on a padded batch (3 lengths, 3 layers deep); and the
+    last layer run at [CLS] alone over the values `encode` kept (the default) gives them too."""
     from attnexp.analyses.jw.permutation import identity_permutations, sample_permutations
     from attnexp.models.hf.loading import load_pretrained
 
@@ -97,11 +98,17 @@ def test_decoding_from_the_last_layer_gives_the_logits_of_the_full_rerun(kind, t
         permuted = [model.decode_permuted(output.encoded, index, batch) for index in indices]
         return [*permuted, model.decode(output.encoded, erased, batch), model.decode(output.encoded, output.attention, batch)]
 
+    kept = output.encoded.last_value  # the last layer's values: the last layer then runs at [CLS] alone
+    heads = model.config.n_heads
+    assert kept is not None and kept.shape == (3, heads, batch.tokens.shape[1], model.config.width // heads)
     fast = decoded()
+    model.decode_query_alone = False  # the last layer over every position
+    layer = decoded()
     model.full_rerun = True
     full = decoded()
-    for ours, reference in zip(fast, full, strict=True):
+    for ours, whole_layer, reference in zip(fast, layer, full, strict=True):
         torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(whole_layer, reference, atol=1e-6, rtol=1e-5)
     torch.testing.assert_close(fast[0], output.logits[:, None].expand(3, 2), atol=1e-6, rtol=1e-5)
     assert not torch.allclose(fast[1], fast[0][:, :1].expand(3, 5)) and not torch.allclose(fast[2], output.logits)
 

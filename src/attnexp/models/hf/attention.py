@@ -12,10 +12,18 @@ def _attention(module, query, key, value, attention_mask, scaling=None, dropout=
     """Eager scaled dot-product attention, per query head: grouped-query attention (fewer key/value heads) repeats
     each key/value head for its query heads first, as the models' own eager attention does. A module with
     `_attnexp_cls_rows` [B, H, L] set gets them as its rows at the explained positions `_attnexp_query` [B] ([CLS]:
-    0; a decoder: its last token); the recorder notes the modules in call order."""
+    0; a decoder: its last token); with `_attnexp_values` [B, H, L, D] set too, the query is the explained position
+    alone and its output is those rows over these values. The recorder notes the modules in call order (and keeps the
+    last call's values)."""
+    kept = getattr(module, "_attnexp_values", None)
+    if kept is not None:  # a decode of the explained position alone: its given rows over the values kept by `encode`
+        rows = module._attnexp_cls_rows[:, :, None, :].to(kept.dtype)
+        return torch.matmul(rows, kept).transpose(1, 2).contiguous(), rows
     groups = query.shape[1] // key.shape[1]
     if groups > 1:
         key, value = key.repeat_interleave(groups, dim=1), value.repeat_interleave(groups, dim=1)
+    if _RECORDER.get("seen") is not None:
+        _RECORDER["value"] = value  # after the pass: the last layer's values [B, H, L, D], per query head
     scaling = query.size(-1) ** -0.5 if scaling is None else scaling
     weights = torch.matmul(query, key.transpose(2, 3)) * scaling
     if attention_mask is not None:

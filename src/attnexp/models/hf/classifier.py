@@ -75,6 +75,7 @@ class HFEncoded(Encoded):
     embedded: torch.Tensor | None = None  # the embedding-module output fed in (None: the model's own)
     logits: torch.Tensor | None = None  # the model's own logits in our convention
     last_input: torch.Tensor | None = None  # the states that enter the last layer [B, L, D] (decoding from there)
+    last_value: torch.Tensor | None = None  # the last layer's values [B, H, L, D] (decoding its q alone)
 
 
 def _check_task(task: str, n_labels: int, n_classes: int, where: str) -> None:
@@ -252,9 +253,10 @@ class HFClassifier(ClassifierHead):
         fed = self._framed_embedded(embedded, batch)
         try:
             out = self._run(tokens, lengths, fed, attentions=True)
-            seen = _RECORDER["seen"]
+            seen, value = _RECORDER["seen"], _RECORDER.get("value")
         finally:
             _RECORDER.pop("seen", None)
+            _RECORDER.pop("value", None)
         if not seen:
             raise TypeError(
                 f"{type(self.model).__name__} does not dispatch its attention through transformers' AttentionInterface"
@@ -273,6 +275,7 @@ class HFClassifier(ClassifierHead):
             embedded=fed,
             logits=self._logits(out.logits, batch),
             last_input=states[-2] if states and len(states) >= 2 else None,
+            last_value=value,
         )
 
     def attend(self, encoded: HFEncoded, batch: Batch) -> torch.Tensor:
@@ -291,6 +294,10 @@ class HFClassifier(ClassifierHead):
         finally:
             setattr(parent, name, layers)
 
+    # decode an encoder's last layer at q alone (`_decode_rows`); False: the last layer over every position (the
+    # reference the tests compare with). A prompted masked LM reads its [MASK] through its own head: False there.
+    decode_query_alone = True
+
     def _decode_rows(self, encoded: HFEncoded, rows: torch.Tensor, batch: Batch) -> torch.Tensor:
         """Logits [B, K(, C)] with the last layer's [CLS] rows replaced by `rows` [B, K, H, L]: the last layer and
         the head run again from the states that entered the last layer in `encode`. The whole model reruns with
@@ -302,19 +309,29 @@ class HFClassifier(ClassifierHead):
         tokens, lengths = tokens[index], lengths[index]
         kept = encoded.last_input
         from_last = not self.full_rerun and kept is not None and not kept.requires_grad
+        # an encoder's head reads q alone, and every step of a layer after its attention is per position: the last
+        # layer then runs on q alone, its attention output the rows over the values `encode` kept
+        alone = from_last and self.decode_query_alone and not self.config.causal and encoded.last_value is not None
         fed = encoded.last_input if from_last else encoded.embedded  # gathered a part at a time: [B K, L, D] is large
         flat = rows.reshape(size * k, *rows.shape[2:])
+        query = self.query_positions(lengths)
         logits = []
         for start in range(0, size * k, MAX_DECODE_ROWS):
             part = slice(start, start + MAX_DECODE_ROWS)
-            self._last_attention._attnexp_cls_rows = flat[part]
-            self._last_attention._attnexp_query = self.query_positions(lengths[part])
+            attention = self._last_attention
+            attention._attnexp_cls_rows = flat[part]
+            attention._attnexp_query = query[part]
+            sequences, lengths_part = tokens[part], lengths[part]
+            inputs = None if fed is None else fed[index[part]]
+            if alone:
+                attention._attnexp_values = encoded.last_value[index[part]]
+                sequences = sequences.gather(1, query[part, None])
+                inputs, lengths_part = kept[index[part], query[part]][:, None], torch.ones_like(lengths_part)
             try:
                 with self._last_layer_only() if from_last else nullcontext():
-                    inputs = None if fed is None else fed[index[part]]
-                    raw = self._run(tokens[part], lengths[part], inputs, False, self.last_fed if from_last else None).logits
+                    raw = self._run(sequences, lengths_part, inputs, False, self.last_fed if from_last else None).logits
             finally:
-                self._last_attention._attnexp_cls_rows = None
+                attention._attnexp_cls_rows = attention._attnexp_values = None
             logits.append(raw)
         raw = torch.cat(logits).view(size, k, -1)
         return self._logits(raw, batch)

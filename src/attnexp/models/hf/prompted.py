@@ -27,6 +27,8 @@ from attnexp.models.hf.prompts import Prompt, build_prompt, template_problem
 class HFPrompted(HFClassifier):
     """An LM with a prompt and a verbalizer (module docstring); `config.kind` is "prompted" or "masked_lm"."""
 
+    decode_query_alone = False  # its head reads q inside the prompt (`_reading_at`), not a sequence's first position
+
     def __init__(self, model, config, tokenizer, prompt: Prompt):
         self.prompt = prompt
         super().__init__(model, config, tokenizer)
