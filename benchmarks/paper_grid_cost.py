@@ -59,8 +59,9 @@ import yaml
 
 from attnexp import paths
 from attnexp.config import PACKAGED_SCHEMA, validate_config
-from attnexp.datasets import get_dataset, policy
+from attnexp.datasets import get_dataset
 from attnexp.datasets.acquire import missing_data
+from attnexp.pipeline import policy
 from attnexp.pipeline.resources import SYNTHETIC, Cost, ResourceTable, job_usages
 
 REPO = Path(__file__).resolve().parents[1]

@@ -19,10 +19,10 @@ import jsonschema
 import yaml
 
 from attnexp.datasets import DATASETS
-from attnexp.datasets.policy import future_mtime_problem
-from attnexp.datasets.user import BUILTIN, declaration_problems, register_user_datasets
+from attnexp.datasets.user import BUILTIN, declaration_problems
 from attnexp.datasets.vectors import OFFICIAL, PACKAGED, PAPER_VECTORS
 from attnexp.errors import ConfigError
+from attnexp.filetimes import future_mtime_problem
 
 __all__ = [
     "PACKAGED_SCHEMA",
@@ -285,20 +285,26 @@ def validate_config(config: dict, schema_path: str | Path | Traversable | None =
     """Validate `config` in place (filling defaults) and return it; raise ConfigError on any problem. The schema is
     the packaged one unless `schema_path` is given.
 
-    The datasets declared under `user_datasets` join the registry here (`attnexp.datasets.user`), after their
-    files and columns are checked.
+    The datasets declared under `user_datasets` have their files and columns checked here (`attnexp.datasets.user`);
+    the registry is left alone: the pipeline looks them up in the config (`attnexp.pipeline.policy.datasets_of`).
     """
     problems = schema_problems(config, schema_path)
     if not problems:
         problems = [p for name, d in config["user_datasets"].items() for p in declaration_problems(name, d)]
-        register_user_datasets({n: d for n, d in config["user_datasets"].items() if n not in BUILTIN})
         problems += _semantic_problems(config)
     if problems:
         raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
     return config
 
 
+def _known_tasks(config: dict) -> dict[str, str]:
+    """Name -> task of every dataset `config` knows: the built-in registry's, then its `user_datasets`."""
+    declared = {n: d["task"] for n, d in config.get("user_datasets", {}).items() if n not in BUILTIN}
+    return {**{name: spec.task for name, spec in DATASETS.items()}, **declared}
+
+
 def _semantic_problems(config: dict) -> list[str]:
+    known = _known_tasks(config)
     problems = []
     for family in ("sentiment", "nli"):
         sub = config.get("synthetic", {}).get(family, {})
@@ -311,10 +317,10 @@ def _semantic_problems(config: dict) -> list[str]:
                 f"config key 'user_datasets.{name}.length_bounds': [{low}, {high}] keeps no text (the bounds are "
                 "exclusive: low < tokens < high); give low + 2 <= high, or null for no bound"
             )
-    unknown = sorted(set(config.get("hyperparameters", {})) - set(DATASETS))
+    unknown = sorted(set(config.get("hyperparameters", {})) - set(known))
     if unknown:
-        problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(DATASETS))}")
-    problems += _wp_problems(config.get("wp", {}))
+        problems.append(f"config key 'hyperparameters': unknown dataset(s) {unknown}; known: {', '.join(sorted(known))}")
+    problems += _wp_problems(config.get("wp", {}), known)
     for key, value in config.get("data", {}).get("embeddings", {}).items():
         if value == OFFICIAL and PAPER_VECTORS[key].file is None:
             problems.append(
@@ -456,16 +462,16 @@ def _directory_problems(config: dict) -> list[str]:
     ]
 
 
-def _wp_problems(wp: dict) -> list[str]:
-    """W&P runs binary datasets only; per-dataset lambda keys must name known datasets."""
+def _wp_problems(wp: dict, known: dict[str, str]) -> list[str]:
+    """W&P runs binary datasets only; per-dataset lambda keys must name known datasets (`known`: name -> task)."""
     problems = []
     for name in wp.get("datasets", []):
-        if name not in DATASETS:
-            problems.append(f"config key 'wp.datasets': unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
-        elif DATASETS[name].task != "bc":
-            problems.append(f"config key 'wp.datasets': {name!r} is a {DATASETS[name].task} dataset; W&P tests are binary only")
+        if name not in known:
+            problems.append(f"config key 'wp.datasets': unknown dataset {name!r}; known: {', '.join(sorted(known))}")
+        elif known[name] != "bc":
+            problems.append(f"config key 'wp.datasets': {name!r} is a {known[name]} dataset; W&P tests are binary only")
     for key in ("lambdas", "diag_adv_lambda"):
-        unknown = sorted(set(wp.get(key, {})) - set(DATASETS) - {"default"})
+        unknown = sorted(set(wp.get(key, {})) - set(known) - {"default"})
         if unknown:
             problems.append(f"config key 'wp.{key}': unknown dataset(s) {unknown}; use 'default' or a dataset name")
     return problems

@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 
 from attnexp.data.embeddings import load_packaged_vectors, read_kumo_vectors, vocabulary_rows
-from attnexp.datasets import acquire, policy
+from attnexp.datasets import acquire
 from attnexp.datasets import vectors as known
 from attnexp.datasets.acquire import DataError, Download, download, file_digest
 from attnexp.errors import ConfigError
 from attnexp.models.train import word_vectors
+from attnexp.pipeline import policy
 from attnexp.report import comparison
 from tests.conftest import REPO, shared_data_dir
 

@@ -13,10 +13,11 @@ import pytest
 from attnexp import paths
 from attnexp.config import ConfigError
 from attnexp.data.preprocess import preprocess, read_preprocessed
-from attnexp.datasets import get_dataset
+from attnexp.datasets import DATASETS, DatasetSpec
 from attnexp.datasets.user import declaration_problems, read_columns, read_header, read_table
 from attnexp.pipeline.data import run_preprocess
 from attnexp.pipeline.plan import Plan
+from attnexp.pipeline.policy import datasets_of
 from attnexp.pipeline.settings import PreprocessSettings
 from tests.conftest import REPO
 from tests.factories import validated_config
@@ -37,16 +38,17 @@ def declare(
     return validated_config(datasets=datasets or list(declarations), user_datasets=declarations, **sections)
 
 
-@pytest.fixture(autouse=True)
-def clean_registry():
-    yield
-    validated_config()  # drops every user entry again
+def spec(config: dict, name: str) -> DatasetSpec:
+    """The spec the pipeline finds for `name` in a validated config."""
+    return datasets_of(config)[name]
 
 
-def test_split_column_with_aliases_keeps_the_files_rows_and_registers_the_name():
-    declare(my_reviews=reviews(split_column="part"))
-    spec = get_dataset("my_reviews")
-    instances, meta = preprocess(spec, None)
+def test_split_column_with_aliases_keeps_the_files_rows_and_the_pipeline_knows_the_name():
+    config = declare(my_reviews=reviews(split_column="part"))
+    assert "my_reviews" not in DATASETS  # validation leaves the registry alone
+    assert Plan.from_config(config).datasets == ["my_reviews"] and "my_reviews" not in DATASETS
+    found = spec(config, "my_reviews")
+    instances, meta = preprocess(found, None)
     raw = pd.read_csv(REVIEWS)
     assert meta["sizes"] == {"train": 40, "dev": 10, "test": 10}  # "validation" -> dev; no row is dropped
     assert meta["classes"] == ["neg", "pos"] and meta["task"] == "bc" and meta["tokenizer"] == "sst"
@@ -58,10 +60,10 @@ def test_split_column_with_aliases_keeps_the_files_rows_and_registers_the_name()
 
 def test_missing_splits_are_carved_with_the_declared_fractions_and_seed():
     fractions = {"dev": 0.25, "test": 0.25}
-    declare(a=reviews(split_fractions=fractions, split_seed=1), b=reviews(split_fractions=fractions, split_seed=2))
+    config = declare(a=reviews(split_fractions=fractions, split_seed=1), b=reviews(split_fractions=fractions, split_seed=2))
     sizes, test_ids = {}, {}
     for name in ("a", "b"):
-        instances, meta = preprocess(get_dataset(name), None)
+        instances, meta = preprocess(spec(config, name), None)
         sizes[name] = meta["sizes"]
         test_ids[name] = {i.split("/")[1] for i in instances.loc[instances["split"] == "test", "instance_id"]}
     assert sizes["a"] == sizes["b"] == {"train": 33, "dev": 12, "test": 15}  # ceil(.25 * 60), then ceil(.25 * 45)
@@ -74,8 +76,8 @@ def test_files_per_split_and_a_jsonl_nli_dataset_with_a_second_text(tmp_path):
         (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
     files = {"train": str(tmp_path / "train.jsonl"), "test": str(tmp_path / "test.jsonl")}
     nli = {"task": "nli", "files": files, "text": "premise", "question": "hypothesis", "label": "gold"}
-    declare(my_pairs={**nli, "tokenizer": "whitespace", "length_bounds": [None, None]})
-    instances, meta = preprocess(get_dataset("my_pairs"), None)
+    config = declare(my_pairs={**nli, "tokenizer": "whitespace", "length_bounds": [None, None]})
+    instances, meta = preprocess(spec(config, "my_pairs"), None)
     assert meta["sizes"]["test"] == 8 and meta["sizes"]["train"] + meta["sizes"]["dev"] == 16
     assert meta["classes"] == ["contradiction", "entailment", "neutral"]
     index = {w: i for i, w in enumerate(meta["vocab"])}
@@ -141,13 +143,13 @@ def test_composed_and_decomposed_accents_are_one_label_and_one_word(tmp_path):
     rows += [("plain bad text", "positif")] * 20
     path = tmp_path / "accents.csv"
     pd.DataFrame(rows, columns=["review", "sentiment"]).to_csv(path, index=False)
-    declare(accents=reviews(path=str(path), tokenizer="whitespace", length_bounds=[None, None], min_df=1))
-    instances, meta = preprocess(get_dataset("accents"), None)
+    config = declare(accents=reviews(path=str(path), tokenizer="whitespace", length_bounds=[None, None], min_df=1))
+    instances, meta = preprocess(spec(config, "accents"), None)
     assert meta["classes"] == [composed, "positif"]
     assert [w for w in meta["vocab"] if w.startswith("caf")] == ["caf\u00e9"]
     assert (instances["label"] == 0).sum() == 20
-    declare(listed=reviews(path=str(path), classes=[decomposed, "positif"], length_bounds=[None, None]))
-    assert get_dataset("listed").classes == (composed, "positif")
+    config = declare(listed=reviews(path=str(path), classes=[decomposed, "positif"], length_bounds=[None, None]))
+    assert spec(config, "listed").classes == (composed, "positif")
     with pytest.raises(ConfigError, match=r"'user_datasets.twice.classes': .* spells one class twice"):
         declare(twice=reviews(path=str(path), classes=[composed, decomposed]))
 

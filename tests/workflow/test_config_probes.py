@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from attnexp.config import PACKAGED_SCHEMA, ConfigError, coerce_by_schema, load_config_file, load_schema, validate_config
-from attnexp.datasets.policy import check_datasets_available
+from attnexp.pipeline.policy import check_datasets_available
 from tests.conftest import REPO
 from tests.workflow.helpers import snakemake, tiny_config
 

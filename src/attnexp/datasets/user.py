@@ -3,7 +3,8 @@ text column, a label column and, for NLI/QA, a second text column. No Python nee
 
 `declaration_problems` checks a declaration against its files before any job runs (reading only the header,
 the label column and the split column); `user_spec` turns a validated declaration into a `DatasetSpec`, and
-`register_user_datasets` adds those specs to the registry so every stage treats them like built-in datasets.
+`user_specs` does so for a config's declarations, which the pipeline looks up beside the built-in registry (the
+registry itself never holds them) so that every stage treats them like built-in datasets.
 Relative paths are taken from the working directory (where Snakemake runs), as for `data.user_files`.
 
 The check runs when the Snakefile is parsed, where the jobs' scientific stack may be absent (a plain Snakemake
@@ -38,8 +39,7 @@ FORMATS = {"csv": ",", "tsv": "\t", "jsonl": None}
 SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
 SPLIT_ALIASES = {"train": "train", "dev": "dev", "test": "test", "validation": "dev", "valid": "dev", "val": "dev"}
-BUILTIN = frozenset(DATASETS)  # the registry before any config adds to it
-_registered: set[str] = set()
+BUILTIN = frozenset(DATASETS)  # the registry's names: no config adds to it
 
 
 def file_format(path: str | Path, declared: str | None = None) -> str:
@@ -496,14 +496,6 @@ def user_spec(name: str, declaration: Mapping) -> DatasetSpec:
     )
 
 
-def register_user_datasets(declarations: Mapping[str, Mapping]) -> list[str]:
-    """Replace the registry's user entries by `declarations` (built-in names are left alone); return the names."""
-    for name in _registered:
-        DATASETS.pop(name, None)
-    _registered.clear()
-    for name, declaration in declarations.items():
-        if name in BUILTIN:
-            continue
-        DATASETS[name] = user_spec(name, declaration)
-        _registered.add(name)
-    return sorted(_registered)
+def user_specs(declarations: Mapping[str, Mapping]) -> dict[str, DatasetSpec]:
+    """Name -> registry entry of each validated declaration (a built-in name is left out: validation refuses it)."""
+    return {name: user_spec(name, declaration) for name, declaration in declarations.items() if name not in BUILTIN}

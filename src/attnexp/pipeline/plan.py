@@ -17,9 +17,10 @@ from typing import Any
 from attnexp import paths
 from attnexp.analyses.az import gradient_measure
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, AdversarySchedule, WPSettings
-from attnexp.datasets import DATASETS, get_dataset, policy
+from attnexp.datasets import DatasetSpec
 from attnexp.datasets.generated.synthetic import FAMILY_FILES
 from attnexp.models import names
+from attnexp.pipeline import policy
 from attnexp.report import catalog
 from attnexp.report.catalog import MODEL_FIGURE_TABLES, SUMMARY_FIGURE_NAMES
 from attnexp.report.order import dataset_sections
@@ -49,6 +50,7 @@ class Plan:
     """The jobs a validated config asks for. Build it with `Plan.from_config`."""
 
     config: Mapping = field(repr=False)
+    specs: Mapping[str, DatasetSpec] = field(repr=False)  # every dataset the config knows (`policy.datasets_of`)
     datasets: list[str]  # the J&W grid's datasets with data
     az_datasets: list[str]
     wp_datasets: list[str]
@@ -123,7 +125,7 @@ class Plan:
     def wildcards(self) -> dict[str, str]:
         """The global wildcard constraints."""
         return {
-            "dataset": "|".join(sorted(DATASETS)),
+            "dataset": "|".join(sorted(self.specs)),
             "encoder": "|".join([*names.ENCODERS, names.TRANSFORMER_ENCODER]),
             "attention": "|".join([*names.ATTENTIONS, *names.TRANSFORMER_ATTENTIONS]),
             "seed": r"\d+",
@@ -142,11 +144,11 @@ class Plan:
     def raw_files(self, dataset: str) -> dict[str, str]:
         """Role -> path of the raw files a dataset's preprocessing reads (resolved once, here, for the rule's
         inputs; generated files come from the rule of their family)."""
-        return policy.raw_files(get_dataset(dataset), self.config["data"], self.basedir)
+        return policy.raw_files(policy.spec_of(dataset, self.specs), self.config["data"], self.basedir)
 
     def raw_dir(self, dataset: str) -> str | None:
         """Where a dataset's raw files lie (their SHA256SUMS too); None for files named in the config."""
-        return policy.raw_dir(get_dataset(dataset), self.config["data"], self.basedir)
+        return policy.raw_dir(policy.spec_of(dataset, self.specs), self.config["data"], self.basedir)
 
     def synthetic_files(self, family: str) -> dict[str, str]:
         """The files one generated family writes (`synthesize_{family}`), by file name."""
@@ -160,7 +162,7 @@ class Plan:
         """{"vectors": the word-vector file} of a dataset's classifier runs (J&W and W&P), an input of their jobs so
         that `official` in download mode runs its download rule first; {} for random init or a packaged substitute
         (read from the installed package)."""
-        chosen = policy.embeddings(dataset, self.config["data"], self.basedir)
+        chosen = policy.embeddings(dataset, self.config["data"], self.basedir, self.specs)
         return {"vectors": chosen["path"]} if chosen and chosen["path"] else {}
 
     def train_inputs(self, dataset: str) -> dict[str, str]:
@@ -551,7 +553,7 @@ class Plan:
 
     def paper_comparison_runs(self) -> dict:
         """The run files behind every published number this grid can match (the comparison's settings)."""
-        jw = compared(self.datasets, "jw")
+        jw = compared(self.datasets, "jw", self.specs)
         jw_models = [
             {
                 **m,
@@ -568,10 +570,10 @@ class Plan:
                 "seed": self.wp.base_seed,
                 **{k: self.wp_run_files(d, v)[k] for k in ("metrics", "config")},
             }
-            for d in compared(self.wp_datasets, "wp")
+            for d in compared(self.wp_datasets, "wp", self.specs)
             for v in ("base", "uniform")
         ]
-        az = compared(self.az_datasets, "az")
+        az = compared(self.az_datasets, "az", self.specs)
         keys = ("dataset", "seed", "model", "gradient", "summary")
         az_runs = [{k: r[k] for k in keys} for r in self.az_runs() if r["dataset"] in az]
         datasets = sorted({r["dataset"] for r in [*jw_models, *wp_runs, *az_runs]})
@@ -674,10 +676,10 @@ _PLANS: dict[str, dict[str, Plan]] = {}
 
 
 def _plan(config: dict, basedir: str) -> Plan:
-    data = config["data"]
+    data, specs = config["data"], policy.datasets_of(config)
 
     def available(datasets: Sequence[str], allow_empty: bool = False) -> list[str]:
-        return policy.check_datasets_available(list(datasets), data, basedir, allow_empty=allow_empty)
+        return policy.check_datasets_available(list(datasets), data, basedir, allow_empty=allow_empty, specs=specs)
 
     for stage in ("wp", "hf", "az"):
         config[stage]["datasets"] = stage_datasets(config, stage)
@@ -686,9 +688,10 @@ def _plan(config: dict, basedir: str) -> Plan:
     hf = config["hf"]
     grid = available(config["datasets"])
     wp_datasets = available(list(wp.datasets)) if wp.datasets else []
-    policy.check_vectors(list(dict.fromkeys(grid + wp_datasets)), data, config["hyperparameters"], basedir)
+    policy.check_vectors(list(dict.fromkeys(grid + wp_datasets)), data, config["hyperparameters"], basedir, specs)
     return Plan(
         config=config,
+        specs=specs,
         datasets=grid,
         az_datasets=az,
         wp_datasets=wp_datasets,

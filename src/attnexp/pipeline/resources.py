@@ -161,11 +161,12 @@ class ResourceTable:
 
     def job_cost(self, rule: str, wildcards: Mapping[str, str]) -> Cost:
         """The row of the job of `rule` with these wildcards (a generated dataset reads the `synthetic` rows)."""
-        from attnexp.datasets import get_dataset  # here: the workflow reads this module while it parses
+        from attnexp.datasets import DATASETS  # here: the workflow reads this module while it parses
 
         dataset = wildcards.get("dataset")
         model = next((wildcards[w] for w in MODEL_WILDCARDS if w in wildcards), None)
-        synthetic = dataset is not None and get_dataset(dataset).synthetic is not None
+        spec = DATASETS.get(dataset)  # None for a config's `user_datasets` entry, which is never generated
+        synthetic = spec is not None and spec.synthetic is not None
         return self.cost(rule, dataset, model, synthetic)
 
     def merged(self, costs: Iterable[Cost]) -> "ResourceTable":

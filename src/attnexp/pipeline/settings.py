@@ -21,9 +21,9 @@ from attnexp.analyses.az.settings import AZSettings
 from attnexp.analyses.erasure.settings import ErasureSettings
 from attnexp.analyses.jw.settings import AdversarySettings, AnalysisSettings, TestSample
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, WPSettings
-from attnexp.datasets import policy
 from attnexp.models import names
 from attnexp.models.settings import JW_LEARNING_RATE, JW_WEIGHT_DECAY, Compute, FitSettings, HFSettings
+from attnexp.pipeline import policy
 from attnexp.pipeline.plan import Plan, wp_settings
 from attnexp.report import catalog
 
@@ -141,8 +141,9 @@ def declaration(config: Config, dataset: str) -> dict | None:
 
 
 def hyperparameters(config: Config, dataset: str) -> dict:
-    """A dataset's training hyperparameters: the registry's, updated by `hyperparameters.<dataset>`."""
-    return policy.hyperparameters(dataset, config["hyperparameters"])
+    """A dataset's training hyperparameters: its spec's (the registry's, or its `user_datasets` entry's), updated by
+    `hyperparameters.<dataset>`."""
+    return policy.hyperparameters(dataset, config["hyperparameters"], policy.datasets_of(config))
 
 
 def fit_settings(config: Config, *, seed: int, paper: str, hyperparameters: Mapping | None = None) -> FitSettings:
@@ -345,7 +346,7 @@ def classifier_run(config: Config, dataset: str, seed, paper: str) -> dict:
     return {
         "hyperparameters": sizes,
         "model": dict(config["model"]),
-        "embeddings": policy.embeddings(dataset, config["data"]),
+        "embeddings": policy.embeddings(dataset, config["data"], specs=policy.datasets_of(config)),
         "fit": fit_settings(config, seed=seed, paper=paper, hyperparameters=sizes),
     }
 
@@ -665,8 +666,7 @@ def _differing(config: Mapping, defaults: Mapping) -> dict:
 
 def config_changes(config: Config) -> dict:
     """`config` (plain data) as far as it differs from the schema's defaults; the grid (MINIMAL_GRID's keys, which
-    have no default) always. The schema's defaults are filled without `validate_config`, which would reset the
-    registry's user datasets."""
+    have no default) always. The schema's defaults are filled without `validate_config`'s other checks."""
     from attnexp.config import schema_problems
 
     defaults = copy.deepcopy(MINIMAL_GRID)

@@ -3,10 +3,10 @@ meet them. Import-light (csv, no pandas): the workflow calls `compared` at parse
 `paper_comparison` table; `attnexp.report.comparison` builds the table itself."""
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 
-from attnexp.datasets import DATASETS
+from attnexp.datasets import DATASETS, DatasetSpec
 
 PUBLISHED_VALUES = "published_values.csv"  # the data file, inside this package (attnexp.report)
 
@@ -17,10 +17,11 @@ def published_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def paper_dataset(name: str, published: Sequence[str]) -> str | None:
+def paper_dataset(name: str, published: Sequence[str], specs: Mapping[str, DatasetSpec] = DATASETS) -> str | None:
     """The published dataset a grid dataset stands for: itself, or for a fallback variant (agnews_testonly,
-    babi3_1k, snli_devtrain) the dataset it replaces; None for generated data and datasets the papers lack."""
-    spec = DATASETS.get(name)
+    babi3_1k, snli_devtrain) the dataset it replaces; None for generated data and datasets the papers lack (or
+    `specs`, default the built-in registry, lacks)."""
+    spec = specs.get(name)
     if spec is None or spec.synthetic is not None:
         return None
     if name in published:
@@ -28,14 +29,15 @@ def paper_dataset(name: str, published: Sequence[str]) -> str | None:
     return next((key for key in sorted(published, key=len, reverse=True) if name.startswith(f"{key}_")), None)
 
 
-def compared(datasets: Sequence[str], paper: str) -> dict[str, list[str]]:
+def compared(datasets: Sequence[str], paper: str, specs: Mapping[str, DatasetSpec] = DATASETS) -> dict[str, list[str]]:
     """Grid dataset -> the models ("encoder-attention") with published values of `paper` on it; datasets without any
-    are left out, so that a grid of generated data compares nothing and needs no input."""
+    are left out, so that a grid of generated data compares nothing and needs no input. `specs`: the datasets the
+    grid knows (default: the built-in registry)."""
     rows = [row for row in published_rows() if row["paper"] == paper]
     names = list(dict.fromkeys(row["dataset"] for row in rows))
     found = {}
     for name in datasets:
-        key = paper_dataset(name, names)
+        key = paper_dataset(name, names, specs)
         if key is not None:
             found[name] = list(dict.fromkeys(row["model"] for row in rows if row["dataset"] == key))
     return found

@@ -1,28 +1,43 @@
 """What the config decides for a dataset: where its raw files are, whether the grid can use it, its
 hyperparameters and its pretrained word vectors.
 
-`data` is the validated config's `data` section; `basedir` is the folder against which a relative `data.raw_data_dir`
-is resolved: the workflow (workflow/rules/common.smk) passes "." (its working directory, the project root) before any
-job runs. Paths come back normalised and, when configured relative, relative: a moved project (results/ and
-.snakemake/ with it) finds the same inputs and parameters, so Snakemake reruns nothing.
+`data` is the validated config's `data` section; `specs` the datasets the config knows (`datasets_of(config)`: the
+built-in registry plus its `user_datasets`, which the registry itself never holds; default: the built-in ones);
+`basedir` is the folder against which a relative `data.raw_data_dir` is resolved: the workflow
+(workflow/rules/common.smk) passes "." (its working directory, the project root) before any job runs. Paths come
+back normalised and, when configured relative, relative: a moved project (results/ and .snakemake/ with it) finds
+the same inputs and parameters, so Snakemake reruns nothing.
 """
 
 import os
-import stat
 import sys
-import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 
 from attnexp import paths
 from attnexp.datasets.acquire import find_layout, missing_data
-from attnexp.datasets.registry import DatasetSpec, get_dataset
+from attnexp.datasets.registry import DATASETS, DatasetSpec
+from attnexp.datasets.user import user_specs
 from attnexp.datasets.vectors import OFFICIAL, PACKAGED, PAPER_VECTORS, packaged_installed
 from attnexp.errors import ConfigError
+from attnexp.filetimes import future_mtime_problem
 
 HYPERPARAMETERS = ("epochs", "batch_size", "embedding_dim", "hidden_size")  # registry defaults, config overrides
-FUTURE_TOLERANCE_S = 5.0  # how far in the future an input's mtime may lie: timestamp granularity, a file server's clock
+Specs = Mapping[str, DatasetSpec]
+
+
+def datasets_of(config: Mapping) -> dict[str, DatasetSpec]:
+    """Name -> spec of every dataset a validated config knows: the built-in registry, then its `user_datasets`
+    (`attnexp.datasets.user.user_specs`), in the registry's order. The registry is left alone."""
+    return {**DATASETS, **user_specs(config["user_datasets"])}
+
+
+def spec_of(name: str, specs: Specs = DATASETS) -> DatasetSpec:
+    """The spec of `name` in `specs`; a KeyError naming the known datasets (as `get_dataset`) when it is not there."""
+    try:
+        return specs[name]
+    except KeyError:
+        raise KeyError(f"unknown dataset {name!r}; known datasets: {', '.join(sorted(specs))}") from None
 
 
 def raw_root(data: Mapping, basedir: str | Path) -> str:
@@ -61,13 +76,15 @@ def raw_files(spec: DatasetSpec, data: Mapping, basedir: str | Path) -> dict[str
     return {role: f"{root}/{rel}" for role, rel in spec.layouts[layout or "official"].items()}
 
 
-def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False) -> list[str]:
+def check_datasets_available(
+    names: Sequence[str], data: Mapping, basedir: str | Path, allow_empty: bool = False, specs: Specs = DATASETS
+) -> list[str]:
     """The datasets of `names` whose raw data is there; the others are dropped (data.on_missing: skip, with a
     message on stderr) or refused (fail: ConfigError naming every missing file). `allow_empty`: a stage that
     may run on no dataset at all (az.datasets) keeps an empty list instead of failing. A kept dataset's raw file
     modified in the future is refused too (`future_mtime_problems`)."""
-    kept = _available(list(names), data, basedir, allow_empty)
-    problems = future_mtime_problems(kept, data, basedir)
+    kept = _available(list(names), data, basedir, allow_empty, specs)
+    problems = future_mtime_problems(kept, data, basedir, specs=specs)
     if problems:
         raise ConfigError(
             f"{len(problems)} raw file(s) modified in the future:\n  - " + "\n  - ".join(problems) + "\nSnakemake "
@@ -76,43 +93,15 @@ def check_datasets_available(names: Sequence[str], data: Mapping, basedir: str |
     return kept
 
 
-def future_mtime_problem(path: str | Path, what: str, now: float | None = None) -> str | None:
-    """Why the file at `path` (described by `what`) cannot be an input: its modification time lies more than
-    FUTURE_TOLERANCE_S seconds after `now` (its own or, for a symlink, its target's, as Snakemake reads them); None
-    when it does not, or when there is no file (reported elsewhere)."""
-    try:
-        own, target = os.lstat(path), os.stat(path)
-    except OSError:
-        return None
-    now = time.time() if now is None else now
-    mtime = max(own.st_mtime, target.st_mtime)
-    if mtime - now <= FUTURE_TOLERANCE_S:
-        return None
-    fix = f"`touch {path}`"
-    if stat.S_ISLNK(own.st_mode) and own.st_mtime - now > FUTURE_TOLERANCE_S:
-        fix = f"`touch -h {path}`" + (f" and `touch {path}`" if target.st_mtime - now > FUTURE_TOLERANCE_S else "")
-    shown = "%Y-%m-%d %H:%M:%S"
-    return (
-        f"{what} {path} has modification time {datetime.fromtimestamp(mtime).strftime(shown)}, "
-        f"{_duration(mtime - now)} after now ({datetime.fromtimestamp(now).strftime(shown)}); give it the current time "
-        f"with {fix} (or fix the clock of the machine that wrote it)"
-    )
-
-
-def _duration(seconds: float) -> str:
-    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f} {unit}" if unit == "days" else f"{seconds / size:.1f} {unit}"
-    return f"{seconds:.0f} s"
-
-
-def future_mtime_problems(names: Sequence[str], data: Mapping, basedir: str | Path, now: float | None = None) -> list[str]:
+def future_mtime_problems(
+    names: Sequence[str], data: Mapping, basedir: str | Path, now: float | None = None, specs: Specs = DATASETS
+) -> list[str]:
     """`future_mtime_problem` of every raw file the user provides to the datasets `names`: the files of
     `user_datasets` and `data.user_files`, and those under `data.raw_data_dir` (generated data and downloads are the
     workflow's outputs, which Snakemake stamps itself)."""
     problems = []
     for name in names:
-        spec = get_dataset(name)
+        spec = spec_of(name, specs)
         if spec.synthetic or "raw_dir" in spec.extra or (data["raw_data_dir"] is None and not spec.files and not spec.user_files):
             continue
         for role, path in raw_files(spec, data, basedir).items():
@@ -128,8 +117,8 @@ def future_mtime_problems(names: Sequence[str], data: Mapping, basedir: str | Pa
     return problems
 
 
-def _available(names: list[str], data: Mapping, basedir: str | Path, allow_empty: bool) -> list[str]:
-    if all(get_dataset(n).synthetic or get_dataset(n).files for n in names):
+def _available(names: list[str], data: Mapping, basedir: str | Path, allow_empty: bool, specs: Specs) -> list[str]:
+    if all(spec_of(n, specs).synthetic or spec_of(n, specs).files for n in names):
         return names
     local = raw_root(data, basedir) if data["raw_data_dir"] is not None else None
     if local is not None and not Path(local).is_dir():
@@ -139,7 +128,7 @@ def _available(names: list[str], data: Mapping, basedir: str | Path, allow_empty
         )
     problems = {}
     for name in names:
-        spec = get_dataset(name)
+        spec = spec_of(name, specs)
         if not spec.synthetic:
             problem = missing_data(spec, None if spec.files else local, data["user_files"])
             if problem:
@@ -159,21 +148,21 @@ def _available(names: list[str], data: Mapping, basedir: str | Path, allow_empty
     )
 
 
-def hyperparameters(name: str, overrides: Mapping[str, Mapping]) -> dict:
-    """Training hyperparameters of a dataset: the registry's defaults, updated by config `hyperparameters.<name>`."""
-    spec = get_dataset(name)
+def hyperparameters(name: str, overrides: Mapping[str, Mapping], specs: Specs = DATASETS) -> dict:
+    """Training hyperparameters of a dataset: its spec's defaults, updated by config `hyperparameters.<name>`."""
+    spec = spec_of(name, specs)
     values = {key: getattr(spec, key) for key in HYPERPARAMETERS}
     values.update(overrides.get(name, {}))
     return values
 
 
-def embeddings(name: str, data: Mapping, basedir: str | Path = ".") -> dict:
+def embeddings(name: str, data: Mapping, basedir: str | Path = ".", specs: Specs = DATASETS) -> dict:
     """The word vectors a dataset's models start from: the key of its paper's vectors (`source`), the file (`path`;
     None: random init, or a packaged substitute named by `packaged`) and the OOV policy (MIMIC's word2vec draws
     N(0, 1) for missing words, the others zeros); {} when the paper used none. `data.embeddings.<source>` decides
     (`attnexp.datasets.vectors`): null, `official` (`official_vectors_path`), a packaged name or a path; a dataset
     whose registry entry fixes its vectors (`extra["vectors"]`, e.g. sst_glove6b50d) ignores it."""
-    spec = get_dataset(name)
+    spec = spec_of(name, specs)
     if spec.embeddings is None:
         return {}
     value = spec.extra.get("vectors") or data["embeddings"][spec.embeddings]
@@ -204,24 +193,26 @@ def official_vectors_path(key: str, data: Mapping, basedir: str | Path = ".") ->
     return next((path for path in candidates if Path(path).is_file()), None)
 
 
-def check_vectors(names: Sequence[str], data: Mapping, overrides: Mapping[str, Mapping], basedir: str | Path = ".") -> None:
+def check_vectors(
+    names: Sequence[str], data: Mapping, overrides: Mapping[str, Mapping], basedir: str | Path = ".", specs: Specs = DATASETS
+) -> None:
     """Before any job: a packaged substitute's width must be the dataset's embedding_dim (ConfigError), and its
     package should be installed (a message: the jobs may run elsewhere, e.g. in a conda environment); the paper's
     file of `official` must be under data.raw_data_dir when that is set: missing, its datasets train from N(0, 1)
     rows with a message (data.on_missing: skip) or nothing runs (fail)."""
     problems, missing, absent = [], {}, {}
     for name in names:
-        spec = get_dataset(name)
+        spec = spec_of(name, specs)
         if spec.embeddings is None:
             continue
         value = spec.extra.get("vectors") or data["embeddings"][spec.embeddings]
         if value in PACKAGED:
-            width, dim = hyperparameters(name, overrides)["embedding_dim"], PACKAGED[value].dim
+            width, dim = hyperparameters(name, overrides, specs)["embedding_dim"], PACKAGED[value].dim
             if width != dim:
                 problems.append(f"dataset {name!r}: {value} vectors are {dim}-d; set hyperparameters.{name}.embedding_dim: {dim}")
             if not packaged_installed(value):
                 absent.setdefault(value, []).append(name)
-        elif value == OFFICIAL and embeddings(name, data, basedir)["path"] is None:
+        elif value == OFFICIAL and embeddings(name, data, basedir, specs)["path"] is None:
             missing.setdefault(spec.embeddings, []).append(name)
     if problems:
         raise ConfigError("word vectors:\n  - " + "\n  - ".join(problems))
