@@ -21,10 +21,11 @@ in its order and with its library calls and arguments (`analyses.memory_budget_m
 FLOPs counted per forward pass of T tokens: 2 x non-embedding parameters x T for the matmuls, plus 4 x T^2 x width
 per layer for attention; a backward pass costs twice its forward (the gradient: one forward and one backward;
 integrated gradients: that per step). Decoding from the last layer (permutation, first flip, single weight) counts
-one layer. The counts are the definitions', not what the code runs (the gradient also reruns the model once to decode
-its attention; first flip decodes every k up to the batch's longest), so a stage's rate below the matmul rate is
-overhead as much as slow kernels. A measurement, not a test: the machine may be shared, so the load is printed
-beside the figures.
+what the definition needs: the last layer at [CLS] alone (its weights once, the row over T values). The counts are
+the definitions', not what the code runs (the gradient also reruns the model once to decode its attention; first
+flip decodes every k up to the batch's longest), so a stage's rate below the matmul rate is overhead as much as slow
+kernels. `--decode-whole-layer` decodes the last layer over every position, as before the [CLS]-alone decode. A
+measurement, not a test: the machine may be shared, so the load is printed beside the figures.
 
 Run: PYTHONPATH=src python benchmarks/bench_hf_job.py [--sentences 1726] [--threads 2] [--ig-steps 16]
 """
@@ -63,6 +64,11 @@ def main() -> None:
     parser.add_argument("--ig-steps", type=int, default=16, help="analyses.ig_steps (the config's 16; J&W-style 50)")
     parser.add_argument("--memory-budget-mb", type=float, default=256.0, help="analyses.memory_budget_mb (the schema's default)")
     parser.add_argument("--seed", type=int, default=0, help="the labels' seed: the permutations' and random ranking's")
+    parser.add_argument(
+        "--decode-whole-layer",
+        action="store_true",
+        help="decode the last layer over every position (decode_query_alone = False: before the [CLS]-alone decode)",
+    )
     args = parser.parse_args()
 
     rate = matmul_rate(args.threads, args.width, args.intermediate)
@@ -78,6 +84,7 @@ def main() -> None:
     )
     network = BertForSequenceClassification(hf).eval()
     model = wrap_pretrained(network, task="bc")
+    model.decode_query_alone = not args.decode_whole_layer
     ids = sentences(args.sentences, args.vocab, seed=0, first=101, last=102, lowest=1000)  # [CLS] ... [SEP]
     ids = sorted(ids, key=len)  # length-sorted, as preprocessing sorts a test split
     rows, batches = sentence_batches(ids, args.batch_size)
@@ -88,6 +95,10 @@ def main() -> None:
     def forward_flops(tokens: int, layers: int | None = None) -> float:
         share = 1.0 if layers is None else layers / args.layers
         return share * (2 * body * tokens) + (layers or args.layers) * 4 * tokens**2 * args.width
+
+    def decode_flops(tokens: int) -> float:
+        """One decode from the last layer: its [CLS] row alone (the layer's weights once, the row over T values)."""
+        return 2 * body / args.layers + 2 * tokens * args.width
 
     def per_instance(batch, cost) -> float:
         """`cost(n, T)` summed over the batch's instances (n real tokens, T = n + 2 with [CLS] and [SEP])."""
@@ -141,13 +152,13 @@ def main() -> None:
         )
         timed(
             "first flip",
-            per_instance(batch, lambda n, t: len(rankings) * max(n - 1, 0) * forward_flops(t, 1)),
+            per_instance(batch, lambda n, t: len(rankings) * max(n - 1, 0) * decode_flops(t)),
             lambda b=batch, s=stacked, o=output: first_flip(model, b, s, o, mb),
         )
         items = torch.stack([top, item], dim=1)  # the top item and a random other one
         timed(
             "single weight",
-            per_instance(batch, lambda n, t: 2 * forward_flops(t, 1)),
+            per_instance(batch, lambda n, t: 2 * decode_flops(t)),
             lambda b=batch, o=output, i=items: single_weight(model, b, i, o),
         )
 
@@ -159,7 +170,7 @@ def main() -> None:
         permutations = sample_permutations(batch, args.permutations, generator)
         timed(
             "permutation",
-            per_instance(batch, lambda n, t: args.permutations * forward_flops(t, 1)),
+            per_instance(batch, lambda n, t: args.permutations * decode_flops(t)),
             lambda b=batch, p=permutations: permutation_output_changes(model, b, p, mb),
         )
 
