@@ -1,7 +1,8 @@
 """What the Hugging Face analysis benchmarks (bench_hf_decode.py, bench_prompted.py, bench_hf_job.py) share: the
-workload's options and its input, random id sentences with SST-like lengths batched as the analyses job batches them,
-the machine's measured matmul rate and the per-stage table of seconds, FLOPs and peak memory. Not a benchmark: the
-scripts import it (run as `python benchmarks/<script>.py`, this folder is first on the path)."""
+workload's options, the random model's shape options and the input, random id sentences with SST-like lengths batched
+as the analyses job batches them, the machine's measured matmul rate and the per-stage table of seconds, FLOPs and
+peak memory. Not a benchmark: the scripts import it (run as `python benchmarks/<script>.py`, this folder is first on
+the path)."""
 
 import argparse
 import resource
@@ -23,6 +24,25 @@ def workload_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=50)
     return parser
+
+
+def model_shape_options(
+    parser: argparse.ArgumentParser,
+    layers: int,
+    width: int,
+    heads: int,
+    kv_heads: int | None = None,
+    intermediate: int | None = None,
+    vocab: int | None = None,
+) -> None:
+    """The random model's shape as options, with these defaults: --layers, --width, --heads, then --kv-heads,
+    --intermediate and --vocab where a default is given."""
+    parser.add_argument("--layers", type=int, default=layers)
+    parser.add_argument("--width", type=int, default=width)
+    parser.add_argument("--heads", type=int, default=heads)
+    for option, default in (("--kv-heads", kv_heads), ("--intermediate", intermediate), ("--vocab", vocab)):
+        if default is not None:
+            parser.add_argument(option, type=int, default=default)
 
 
 def sentences(n: int, vocab: int, seed: int, first: int, last: int, lowest: int) -> list[list[int]]:

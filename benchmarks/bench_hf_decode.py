@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 import torch
-from _common import sentence_batches, sentences, workload_parser
+from _common import model_shape_options, sentence_batches, sentences, workload_parser
 
 
 def main() -> None:
@@ -29,9 +29,7 @@ def main() -> None:
     from attnexp.models.hf.loading import wrap_pretrained
 
     parser = workload_parser(__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, default=6)
-    parser.add_argument("--width", type=int, default=384)
-    parser.add_argument("--heads", type=int, default=12)
+    model_shape_options(parser, layers=6, width=384, heads=12)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)

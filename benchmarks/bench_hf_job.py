@@ -36,7 +36,7 @@ import time
 import numpy as np
 import pandas as pd
 import torch
-from _common import Stages, matmul_rate, peak_gib, sentence_batches, sentences, workload_parser
+from _common import Stages, matmul_rate, model_shape_options, peak_gib, sentence_batches, sentences, workload_parser
 
 
 def main() -> None:
@@ -56,11 +56,7 @@ def main() -> None:
 
     parser = workload_parser(__doc__.splitlines()[0])
     parser.set_defaults(sentences=1726, batch_size=32)
-    parser.add_argument("--layers", type=int, default=6)
-    parser.add_argument("--width", type=int, default=384)
-    parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--intermediate", type=int, default=1536)
-    parser.add_argument("--vocab", type=int, default=30522)
+    model_shape_options(parser, layers=6, width=384, heads=12, intermediate=1536, vocab=30522)
     parser.add_argument("--ig-steps", type=int, default=16, help="analyses.ig_steps (the config's 16; J&W-style 50)")
     parser.add_argument("--memory-budget-mb", type=float, default=256.0, help="analyses.memory_budget_mb (the schema's default)")
     parser.add_argument("--seed", type=int, default=0, help="the labels' seed: the permutations' and random ranking's")

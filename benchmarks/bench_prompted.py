@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 import torch
-from _common import Stages, matmul_rate, peak_gib, sentence_batches, sentences, workload_parser
+from _common import Stages, matmul_rate, model_shape_options, peak_gib, sentence_batches, sentences, workload_parser
 
 
 def main() -> None:
@@ -43,12 +43,7 @@ def main() -> None:
     from attnexp.models.hf.prompts import Prompt
 
     parser = workload_parser(__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, default=30)
-    parser.add_argument("--width", type=int, default=576)
-    parser.add_argument("--heads", type=int, default=9)
-    parser.add_argument("--kv-heads", type=int, default=3)
-    parser.add_argument("--intermediate", type=int, default=1536)
-    parser.add_argument("--vocab", type=int, default=49152)
+    model_shape_options(parser, layers=30, width=576, heads=9, kv_heads=3, intermediate=1536, vocab=49152)
     parser.add_argument("--prefix", type=int, default=4, help="template tokens before the text (BOS included)")
     parser.add_argument("--suffix", type=int, default=6, help="template tokens after the text (q is the last)")
     parser.add_argument("--ig-steps", type=int, default=16)

@@ -14,7 +14,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,26 @@ def write_bytes(path: str | os.PathLike, data: bytes, checksum: bool = False) ->
         tmp.write_bytes(data)
 
 
+def _read_verified(
+    path: str | os.PathLike,
+    read: Callable[[], Any],
+    errors: tuple[type[Exception], ...],
+    problem: str,
+    passthrough: type[Exception] | None = None,
+    damage: str = "damaged or truncated",
+) -> Any:
+    """`read()` after checking `path` against its recorded sha256; one of `errors` (but `passthrough`, raised as it
+    is) becomes a CorruptFileError naming the file, what is wrong with it (`problem`, e.g. "is not valid JSON") and
+    the fix."""
+    verify_checksum(path)
+    try:
+        return read()
+    except errors as err:
+        if passthrough is not None and isinstance(err, passthrough):
+            raise
+        raise CorruptFileError(f"{path} {problem} ({err}); the file is {damage}: {rebuild(path)}.") from None
+
+
 def write_json(path: str | os.PathLike, obj: Any) -> None:
     """Strict JSON: NaN and infinities become `null` (bare `NaN` is not JSON); say why in a field beside it. With
     its sha256 sidecar (`read_json` verifies it)."""
@@ -76,11 +96,9 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
 def read_json(path: str | os.PathLike) -> Any:
     """A JSON file written by `write_json`, after checking its recorded sha256 (`meta.json`, `metrics.json`); a
     changed or damaged one raises CorruptFileError naming it and the fix."""
-    verify_checksum(path)
-    try:
-        return json.loads(Path(path).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise CorruptFileError(f"{path} is not valid JSON ({err}); the file is damaged or truncated: {rebuild(path)}.") from None
+    return _read_verified(
+        path, lambda: json.loads(Path(path).read_text()), (json.JSONDecodeError, UnicodeDecodeError), "is not valid JSON"
+    )
 
 
 def write_yaml(path: str | os.PathLike, obj: Any) -> None:
@@ -91,11 +109,12 @@ def write_yaml(path: str | os.PathLike, obj: Any) -> None:
 def read_yaml(path: str | os.PathLike) -> Any:
     """A YAML file written by `write_yaml`, after checking its recorded sha256; a changed or damaged one raises
     CorruptFileError naming it and the fix."""
-    verify_checksum(path)
-    try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise CorruptFileError(f"{path} is not valid YAML ({err}); the file is damaged or truncated: {rebuild(path)}.") from None
+    return _read_verified(
+        path,
+        lambda: yaml.safe_load(Path(path).read_text(encoding="utf-8")),
+        (yaml.YAMLError, UnicodeDecodeError),
+        "is not valid YAML",
+    )
 
 
 def write_parquet(path: str | os.PathLike, frame: pd.DataFrame) -> None:
@@ -105,15 +124,9 @@ def write_parquet(path: str | os.PathLike, frame: pd.DataFrame) -> None:
 
 def read_parquet(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
     """`pd.read_parquet` after checking the file against its recorded sha256; damage names the file."""
-    verify_checksum(path)
-    try:
-        return pd.read_parquet(path, **kwargs)
-    except (OSError, ValueError) as err:
-        if isinstance(err, FileNotFoundError):
-            raise
-        raise CorruptFileError(
-            f"{path} cannot be read as Parquet ({err}); the file is damaged or truncated: {rebuild(path)}."
-        ) from None
+    return _read_verified(
+        path, lambda: pd.read_parquet(path, **kwargs), (OSError, ValueError), "cannot be read as Parquet", FileNotFoundError
+    )
 
 
 def write_csv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
@@ -123,11 +136,13 @@ def write_csv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
 
 def read_csv(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
     """`pd.read_csv` of a table written by `write_csv`, after checking its recorded sha256."""
-    verify_checksum(path)
-    try:
-        return pd.read_csv(path, **kwargs)
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise CorruptFileError(f"{path} cannot be read as CSV ({err}); the file is damaged: {rebuild(path)}.") from None
+    return _read_verified(
+        path,
+        lambda: pd.read_csv(path, **kwargs),
+        (pd.errors.ParserError, UnicodeDecodeError),
+        "cannot be read as CSV",
+        damage="damaged",
+    )
 
 
 def to_bytes(save, obj: Any) -> bytes:

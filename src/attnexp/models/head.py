@@ -200,3 +200,17 @@ class ClassifierHead(nn.Module):
         encoded = self.encode(batch)
         attention = self.attend(encoded, batch)
         return Output(self.decode(encoded, attention, batch), attention, encoded)
+
+
+class WidthHead(ClassifierHead):
+    """The head of a model whose token states and input embeddings are both `config.width` wide (the Transformer,
+    the Hugging Face wrapper)."""
+
+    @property
+    def feature_size(self) -> int:
+        """Width of one token state: the model width."""
+        return self.config.width
+
+    @property
+    def embedding_size(self) -> int:
+        return self.config.width

@@ -26,7 +26,7 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.models.attention import masked_softmax
-from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.head import Encoded, Output, WidthHead
 from attnexp.models.names import TRANSFORMER_ATTENTION, TRANSFORMER_ATTENTIONS, TRANSFORMER_ENCODER, TRANSFORMER_TIED_ATTENTION
 
 ENCODER, ATTENTION, TIED_ATTENTION = TRANSFORMER_ENCODER, TRANSFORMER_ATTENTION, TRANSFORMER_TIED_ATTENTION
@@ -99,7 +99,7 @@ class Block(nn.Module):
         return x + self.mlp(self.ln2(x)), weights
 
 
-class TransformerClassifier(ClassifierHead):
+class TransformerClassifier(WidthHead):
     checkpoint_kind = "transformer"
     input_shift_invariant = True  # pre-LN blocks and a final LayerNorm: every path from `embed` meets a LayerNorm
 
@@ -141,15 +141,6 @@ class TransformerClassifier(ClassifierHead):
         """Keys every query may attend to: the input positions, not the closing marker nor padding [B, L]."""
         positions = torch.arange(batch.tokens.shape[1], device=batch.tokens.device)
         return positions[None, :] < self.input_lengths(batch)[:, None]
-
-    @property
-    def feature_size(self) -> int:
-        """Width of one token state: the model width."""
-        return self.config.width
-
-    @property
-    def embedding_size(self) -> int:
-        return self.config.width
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """Input of the first block: token + position embeddings (A&Z's e_j)."""

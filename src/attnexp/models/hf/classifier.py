@@ -34,7 +34,7 @@ from torch import nn
 
 from attnexp.data.batching import Batch
 from attnexp.errors import ConfigError
-from attnexp.models.head import ClassifierHead, Encoded, Output
+from attnexp.models.head import Encoded, Output, WidthHead
 from attnexp.models.hf.architectures import FED_STRAIGHT
 from attnexp.models.hf.attention import _RECORDER, ATTENTION_IMPLEMENTATION, _register
 from attnexp.models.interface import PrefixScorer
@@ -85,7 +85,7 @@ def _check_task(task: str, n_labels: int, n_classes: int, where: str) -> None:
         raise ConfigError(f"{where}: the dataset has {n_classes} classes but the model {n_labels} labels")
 
 
-class HFClassifier(ClassifierHead):
+class HFClassifier(WidthHead):
     """An `AttentionModel` around a `transformers` sequence classifier (see the module docstring)."""
 
     checkpoint_kind = "hf"
@@ -125,14 +125,6 @@ class HFClassifier(ClassifierHead):
     def activation_widths(self) -> int:
         """Every layer keeps ~16 widths a token for backward (states, q/k/v, attention output, the MLP's)."""
         return 16 * self.config.n_layers
-
-    @property
-    def feature_size(self) -> int:
-        return self.config.width
-
-    @property
-    def embedding_size(self) -> int:
-        return self.config.width
 
     def _token_types(self, tokens: torch.Tensor) -> torch.Tensor | None:
         """Segment ids of packed pairs: 1 after the first [SEP] (BERT); None for models without them."""
