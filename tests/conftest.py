@@ -29,18 +29,19 @@ def shared_data() -> Path:
     return path
 
 
-# The longest modules (wall seconds in the last full serial run), run first: `make test` spreads whole modules over
-# two workers (pytest-xdist, `--dist loadscope`, so a module's fixtures run once), and starting the long ones first
-# lets both workers finish together. An unlisted module keeps its place after these.
+# The longest modules first (wall seconds per module in a two-worker run, 2026-12-02): `make test` spreads whole
+# modules over two workers (pytest-xdist, `--dist loadscope`, so a module's fixtures run once), and starting the long
+# ones first lets both workers finish together. An unlisted module keeps its place after these.
 LONGEST_FIRST = (
-    "workflow/test_report_browser.py",  # ~200 s: a grid, its report, 80 page loads in chromium
-    "workflow/test_slurm.py",  # ~165 s: a local and a SLURM tiny grid, mostly the scheduler's polling
-    "workflow/test_workflow.py",  # ~170 s: the tiny grid and what a run leaves behind
-    "workflow/test_documented_commands.py",  # ~140 s: ~50 dry runs
-    "workflow/test_hf_workflow.py",
-    "workflow/test_failure_probes.py",
+    "workflow/test_workflow.py",  # ~290 s: the tiny grid and what a run leaves behind
+    "workflow/test_documented_commands.py",  # ~250 s: ~50 dry runs
+    "workflow/test_report_browser.py",  # ~205 s: a grid, its report, 80 page loads in chromium
+    "workflow/test_slurm.py",  # ~165 s: a local and a SLURM tiny grid, much of it the scheduler's polling
+    "workflow/test_failure_probes.py",  # ~135 s
+    "workflow/test_hf_workflow.py",  # ~120 s: three tiny Hugging Face models in one run
     "workflow/test_figures_workflow.py",
-    "datasets/test_babi_real.py",
+    "analyses/az/test_az.py",
+    "datasets/test_datasets.py",
 )
 
 
