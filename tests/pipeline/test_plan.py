@@ -7,7 +7,7 @@ import yaml
 
 from attnexp import paths
 from attnexp.models import names
-from attnexp.pipeline.plan import Plan, not_drawn_by
+from attnexp.pipeline.plan import PARTS, Plan, not_drawn_by
 from attnexp.pipeline.settings import default_config
 from tests.conftest import REPO
 
@@ -33,10 +33,21 @@ def test_the_embedded_grid_plans_every_paper():
     assert plan.hf_targets() == []
 
 
-def test_the_plan_is_built_once_per_config():
+def test_the_plan_is_a_copy_of_its_config_built_anew_each_time():
     config = embedded()
-    assert Plan.from_config(config) is Plan.from_config(dict(config))
-    assert Plan.from_config(default_config()) is not Plan.from_config(config)
+    plan = Plan.from_config(config)
+    assert Plan.from_config(config) == plan and Plan.from_config(default_config()) != plan
+    assert plan.validated == config and plan.validated is not config
+    config["seeds"].append(99)  # a later change to the config leaves the plan (and the settings it feeds) as it is
+    assert 99 not in plan.seeds and 99 not in plan.validated["seeds"]
+
+
+def test_the_facade_shows_each_parts_names_as_its_own():
+    plan = Plan.from_config(embedded())
+    for part, shown in PARTS.items():
+        for name in shown:
+            assert getattr(plan, name) == getattr(getattr(plan, part), name), name
+    assert plan.validated["stage_datasets"] == plan.config["stage_datasets"]
 
 
 def test_wildcard_alternatives_come_from_the_model_names():

@@ -1,8 +1,9 @@
 """The one door from the workflow into the library: plan, settings and jobs.
 
 - `plan`: `Plan.from_config(config)`, which jobs a validated config asks for (datasets per paper, runs, targets,
-  wildcard alternatives);
-- `settings`: one `<Job>Settings.from_config(config, **wildcards)` per kind of job, from the validated config alone;
+  wildcard alternatives): the one facade over `plans` (a part per paper or stage);
+- `settings`: one `<Job>Settings.from_plan(plan, **wildcards)` per kind of job, from the plan and the validated
+  config it carries alone;
 - the stages' jobs, each `run_<job>(*, inputs, outputs, settings, threads)` with files in and files out:
   `data` (synthesize, download, preprocess), `train` (J&W models, the Transformer), `jw` (analyses, tables,
   figures), `wp` (W&P runs, analyses, tables, figures), `az` (A&Z analyses, tables, figures), `hf` (Hugging Face
