@@ -165,3 +165,28 @@ def test_erasure_targets_follow_the_one_switch():
     off = Plan.from_config(default_config(analyses={"erasure": {"enabled": False}}, az={"datasets": ["syn_agreement"]}))
     assert off.erasure_models() == [] and off.erasure_table_targets() == [] and off.erasure_figure_targets() == []
     assert not any("erasure" in target for target in off.all_targets())
+
+
+def test_every_job_reading_runs_gets_the_plan_list_its_catalog_entry_names():
+    from attnexp.report import catalog
+
+    plan = Plan.from_config(embedded())
+    rules = {o.rule for o in catalog.CATALOG if "runs" in o.reads} | set(catalog.AGGREGATE_READS)
+    assert rules == {"az_combine", "erasure_tables", "paper_comparison"}
+    assert {rule: catalog.runs(rule) for rule in rules} == {
+        "az_combine": "az_runs",
+        "erasure_tables": "erasure_models",
+        "paper_comparison": "paper_comparison_runs",
+    }
+    for rule in rules:
+        assert isinstance(getattr(plan, catalog.runs(rule))(), list | dict), rule
+    with pytest.raises(KeyError, match="names no single list of runs"):
+        catalog.runs("table1")
+
+
+def test_figure_jobs_draw_the_plans_lists_and_the_others_their_inputs_alone():
+    plan = Plan.from_config(embedded())
+    assert plan.figure_job("wp_variance_figures", dataset="syn_sentiment", kind="adv") == "adversary"
+    assert plan.figure_job("dataset_figures", dataset="syn_sentiment") == plan.dataset_figure_models("syn_sentiment")
+    assert plan.figure_job("az_cls_maps", dataset="syn_agreement", seed="0") is None
+    assert plan.figure_job("wp_jsd_tvd_figure", dataset="syn_sentiment") is None

@@ -572,19 +572,11 @@ class PronounSettings(JobSettings):
 # --- tables, figures, the report ---
 
 
-def table_runs(plan: Plan, table: str) -> Any:
-    """The run files an aggregate table reads: A&Z's per-seed summaries, the erasure files, or the comparison's."""
-    if table == "az_combine":
-        return plan.az_runs()
-    if table == "erasure_tables":
-        return plan.erasure_models()
-    return plan.paper_comparison_runs()
-
-
 @dataclass(frozen=True)
 class TableSettings(JobSettings):
     """One table job (its `reads` in attnexp.report.catalog): the grid it summarises (`models` in input order), its statistics and
-    confidence intervals, and for an aggregate the run files it reads (`runs`)."""
+    confidence intervals, and for an aggregate the run files it reads (`runs`: the plan's list its catalog entry
+    names, `catalog.runs`)."""
 
     unreported: typing.ClassVar[tuple[str, ...]] = ("models", "runs")
 
@@ -598,7 +590,7 @@ class TableSettings(JobSettings):
     bootstrap: dict | None = None
     gradients: dict | None = None  # A&Z: task -> the input-gradient measure its rows show
     reported: str | None = None
-    runs: Any = None
+    runs: list[dict] | dict | None = None  # A&Z's runs, the erasure models (lists), the comparison's runs (a dict)
 
     @classmethod
     def from_plan(cls, plan: Plan, table: str, dataset: str = "") -> "TableSettings":
@@ -613,7 +605,7 @@ class TableSettings(JobSettings):
             "bootstrap": lambda: bootstrap(config),
             "gradients": lambda: {run["dataset"]: run["gradient"] for run in plan.az_runs()},
             "reported": lambda: config["wp"]["jw_reported"],
-            "runs": lambda: table_runs(plan, table),
+            "runs": lambda: getattr(plan, catalog.runs(table))(),
         }
         return cls(table=table, **{key: values[key]() for key in catalog.reads(table)})
 
@@ -629,7 +621,7 @@ class FigureSettings(JobSettings):
     title: str
     gradient: str
     datasets: tuple
-    drawn: Any
+    drawn: list[dict] | dict | str | None  # `Plan.figure_job`: None for the jobs that draw their inputs alone
 
     @classmethod
     def from_plan(cls, plan: Plan, job: str, **wildcards) -> "FigureSettings":

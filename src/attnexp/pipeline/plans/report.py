@@ -1,7 +1,7 @@
 """The plan across papers: the comparison with the published values, the targets of every paper, what each figure
 job draws and the global wildcard constraints."""
 
-from typing import Any
+from collections.abc import Callable
 
 from attnexp import paths
 from attnexp.analyses.wp.settings import VARIANTS
@@ -116,23 +116,24 @@ class ReportPlan:
         targets += [*self.az.az_targets(), *self.hf.hf_targets(), *self.wp.wp_targets()]
         return list(dict.fromkeys(targets + self.table_targets() + self.figure_targets()))
 
-    def figure_job(self, job: str, **wildcards) -> Any:
-        """What one figure job draws (`FigureSettings.drawn`)."""
-        jw = self.jw
-        if job == "dataset_figures":
-            return jw.dataset_figure_models(wildcards["dataset"])
-        if job == "model_figure":
-            return jw.single_model_figure(**wildcards)
-        if job == "summary_figures":
-            return jw.summary_figure_files()
-        if job == "summary_figure":
-            return jw.summary_figure_files(wildcards["attention"], wildcards["summary_figure"])
-        if job == "hf_figures":
-            return [jw.hf_figure_model(wildcards["hf_model"], wildcards["dataset"], int(wildcards["seed"]))]
-        if job == "erasure_figures":
-            dataset = wildcards["dataset"]
-            models = [m for m in self.erasure.erasure_models() if m["dataset"] == dataset]
-            return {"models": models, "figures": self.erasure.erasure_figure_files(dataset)}
-        if job == "wp_variance_figures":
-            return WP_FIGURE_KINDS[wildcards["kind"]]
-        return None
+    def figure_job(self, job: str, **wildcards) -> list[dict] | dict | str | None:
+        """What one figure job draws (`FigureSettings.drawn`), by job (`FIGURE_JOBS`); None for the jobs that draw
+        their inputs alone (A&Z's, the JSD-TVD plane)."""
+        drawn = FIGURE_JOBS.get(job)
+        return None if drawn is None else drawn(self, **wildcards)
+
+    def _erasure_figures(self, dataset: str) -> dict:
+        models = [m for m in self.erasure.erasure_models() if m["dataset"] == dataset]
+        return {"models": models, "figures": self.erasure.erasure_figure_files(dataset)}
+
+
+# figure job -> what it draws, from the plan and the job's wildcards (`ReportPlan.figure_job`)
+FIGURE_JOBS: dict[str, Callable[..., list[dict] | dict | str]] = {
+    "dataset_figures": lambda plan, dataset: plan.jw.dataset_figure_models(dataset),
+    "model_figure": lambda plan, **wildcards: plan.jw.single_model_figure(**wildcards),
+    "summary_figures": lambda plan: plan.jw.summary_figure_files(),
+    "summary_figure": lambda plan, attention, summary_figure: plan.jw.summary_figure_files(attention, summary_figure),
+    "hf_figures": lambda plan, hf_model, dataset, seed: [plan.jw.hf_figure_model(hf_model, dataset, int(seed))],
+    "erasure_figures": lambda plan, dataset: plan._erasure_figures(dataset),
+    "wp_variance_figures": lambda plan, dataset, kind: WP_FIGURE_KINDS[kind],
+}
