@@ -122,10 +122,13 @@ def one_model_cost(args, config, erasure, m: dict) -> tuple[int, float, float]:
     from attnexp.analyses.jw.instances import importance_table
     from attnexp.models.encoders import set_padded_lstm
     from attnexp.pipeline.jw import run_analyze
+    from attnexp.pipeline.plan import Plan
     from attnexp.pipeline.settings import AnalyzeSettings, resolved
 
     model_path = args.workdir / paths.model_files(**m)["model"]
-    job = AnalyzeSettings.from_config(config, m["dataset"], m["seed"], m["encoder"], m["attention"])
+    job = AnalyzeSettings.from_plan(
+        Plan.from_config(config, basedir=args.workdir), m["dataset"], m["seed"], m["encoder"], m["attention"]
+    )
     inputs = {"model": model_path, **{k: args.workdir / v for k, v in paths.preprocessed_files(m["dataset"]).items()}}
     with tempfile.TemporaryDirectory() as folder:
         outputs = {key: Path(folder) / name for key, name in paths.ANALYSIS_FILES.items()}

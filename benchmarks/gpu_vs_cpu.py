@@ -30,6 +30,7 @@ from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.data.preprocess import read_preprocessed, split_frame, write_preprocessed
 from attnexp.io import read_json
 from attnexp.pipeline.jw import run_analyze
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import AnalyzeSettings, TrainSettings
 from attnexp.pipeline.train import run_train
 
@@ -69,13 +70,14 @@ def run_pair(config: dict, dataset: str, inputs: dict, root: Path, threads: int)
     """Train one epoch and analyse: (epoch seconds from the training log, training job seconds, analyses seconds)."""
     device = config["device"]
     model = files(paths.model_files(), root, dataset=dataset, encoder="lstm", attention="tanh", seed=0)
-    train = TrainSettings.from_config(config, dataset=dataset, encoder="lstm", attention="tanh", seed=0)
+    plan = Plan.from_config(config)
+    train = TrainSettings.from_plan(plan, dataset=dataset, encoder="lstm", attention="tanh", seed=0)
     start = time.perf_counter()
     run_train(inputs=inputs, outputs=model, settings=train, threads=threads)
     synchronize(device)
     train_s = time.perf_counter() - start
     epoch_s = float(read_json(model["timings"])["seconds_per_epoch"][0])
-    analyze = AnalyzeSettings.from_config(config, dataset=dataset, seed=0, encoder="lstm", attention="tanh")
+    analyze = AnalyzeSettings.from_plan(plan, dataset=dataset, seed=0, encoder="lstm", attention="tanh")
     outputs = files(
         {**paths.analysis_files(), **paths.erasure_files()}, root, dataset=dataset, encoder="e", attention="a", seed=0
     )

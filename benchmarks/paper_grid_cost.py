@@ -147,20 +147,23 @@ def measure_training(config: dict, kind: str, name: str, model: str, root: str, 
     """The three timed runs of one training job kind ("train", "wp_train", "wp_adversary") on the subsampled
     datasets `parts` (fraction -> preprocessed files)."""
     from attnexp.io import read_json
+    from attnexp.pipeline.plan import Plan
     from attnexp.pipeline.settings import TrainSettings, WPRunSettings
     from attnexp.pipeline.train import run_train
     from attnexp.pipeline.wp import run_wp_adversary, run_wp_train
 
+    plan = Plan.from_config(config, basedir=REPO)
+
     def settings(epochs: int):
         if kind == "train":
-            s = TrainSettings.from_config(config, dataset=name, encoder=model, attention=config["attentions"][0], seed=0)
+            s = TrainSettings.from_plan(plan, dataset=name, encoder=model, attention=config["attentions"][0], seed=0)
         else:
             seed = config["wp"]["base_seed"]
             if kind == "wp_train":
-                s = WPRunSettings.from_config(config, dataset=name, seed=seed, variant="base")
+                s = WPRunSettings.from_plan(plan, dataset=name, seed=seed, variant="base")
             else:
                 lam = config["wp"]["lambdas"].get(name, config["wp"]["lambdas"]["default"])[0]
-                s = WPRunSettings.from_config(config, dataset=name, seed=seed, lam=lam)
+                s = WPRunSettings.from_plan(plan, dataset=name, seed=seed, lam=lam)
                 schedule = dataclasses.replace(s.wp.adversary, max_epochs=epochs)
                 s = dataclasses.replace(s, wp=dataclasses.replace(s.wp, adversary=schedule))
         fit = dataclasses.replace(s.fit, epochs=epochs)
@@ -194,18 +197,21 @@ def measure_analysis(config: dict, kind: str, name: str, model: str, root: str, 
     from attnexp.io import read_parquet
     from attnexp.models.checkpoint import load_model
     from attnexp.pipeline.jw import run_analyze
+    from attnexp.pipeline.plan import Plan
     from attnexp.pipeline.settings import AnalyzeSettings, WPAnalysisSettings
     from attnexp.pipeline.wp import run_wp_jw_adversary
+
+    plan = Plan.from_config(config, basedir=REPO)
 
     def run(inputs: dict, tag: str) -> tuple[float, dict]:
         out = Path(root) / f"{kind}-{model}-{tag}"
         if kind == "analyze":
-            s = AnalyzeSettings.from_config(config, dataset=name, seed=0, encoder=model, attention=config["attentions"][0])
+            s = AnalyzeSettings.from_plan(plan, dataset=name, seed=0, encoder=model, attention=config["attentions"][0])
             outputs = files(
                 {**paths.analysis_files(), **paths.erasure_files()}, out, dataset=name, encoder="e", attention="a", seed=0
             )
             return timed(lambda: run_analyze(inputs=inputs, outputs=outputs, settings=s)), outputs
-        s = WPAnalysisSettings.from_config(config, dataset=name, seed=config["wp"]["base_seed"])
+        s = WPAnalysisSettings.from_plan(plan, dataset=name, seed=config["wp"]["base_seed"])
         outputs = {"table": str(out / "jw_adversary.parquet")}
         out.mkdir(parents=True, exist_ok=True)
         return timed(lambda: run_wp_jw_adversary(inputs=inputs, outputs=outputs, settings=s)), outputs

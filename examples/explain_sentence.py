@@ -62,8 +62,9 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
     data = {k: str(root / v) for k, v in paths.preprocessed_files(DATASET).items()}
     hyperparameters = {"epochs": 10, "batch_size": 16, "embedding_dim": 32, "hidden_size": 16}
     # the workflow's paths are relative to its working directory; here everything lies under `root`
-    raw_files = {role: str(root / path) for role, path in Plan.from_config(config).raw_files(DATASET).items()}
-    preprocessing = replace(PreprocessSettings.from_config(config, DATASET), raw_dir=str(raw))
+    plan = Plan.from_config(config)
+    raw_files = {role: str(root / path) for role, path in plan.raw_files(DATASET).items()}
+    preprocessing = replace(PreprocessSettings.from_plan(plan, DATASET), raw_dir=str(raw))
     lstm_settings = TrainSettings(
         dataset=DATASET,
         encoder="lstm",
@@ -76,7 +77,7 @@ def build_tiny_results(root: Path, seed: int = 0) -> list[Path]:
     )
     # the tied variant: the J&W measures (permutation, adversary) swap its one last-layer [CLS] distribution
     tied = names.TRANSFORMER_TIED_ATTENTION
-    transformer_settings = TransformerSettings.from_config(config, DATASET, tied, seed)
+    transformer_settings = TransformerSettings.from_plan(plan, DATASET, tied, seed)
     inputs = {k: data[k] for k in ("instances", "meta")}
     with contextlib.redirect_stdout(io.StringIO()):  # the jobs' progress lines
         generate("sentiment", raw, config["synthetic"]["seed"], config["synthetic"]["sentiment"])

@@ -36,7 +36,8 @@ def preprocess_job(dataset: str, raw_dir) -> tuple[dict, PreprocessSettings]:
     """The preprocess job of `dataset` as the workflow plans it on the default config with its raw data under
     `raw_dir` (`data.raw_data_dir`): its inputs (the raw files, role -> path) and its settings."""
     config = validated_config(datasets=[dataset], data={"raw_data_dir": str(raw_dir)})
-    return Plan.from_config(config).raw_files(dataset), PreprocessSettings.from_config(config, dataset)
+    plan = Plan.from_config(config)
+    return plan.raw_files(dataset), PreprocessSettings.from_plan(plan, dataset)
 
 
 def synthetic_data(family: str, out_dir, seed: int, **options) -> list[Path]:

@@ -60,6 +60,7 @@ def test_a_loaded_run_computes_exactly_what_the_analyses_job_computes(planted_se
     from attnexp.models.encoders import LSTMEncoder
     from attnexp.models.settings import Compute
     from attnexp.models.train import fit
+    from attnexp.pipeline.plan import Plan
     from attnexp.pipeline.settings import AnalyzeSettings, default_config, resolved
     from tests.factories import train_settings
 
@@ -71,7 +72,9 @@ def test_a_loaded_run_computes_exactly_what_the_analyses_job_computes(planted_se
     write_json(tmp_path / paths.preprocessed_files("syn_sentiment")["meta"], meta)
 
     run = api.load_run(files["model"].parent)
-    analysis = resolved(AnalyzeSettings.from_config(default_config(), "syn_sentiment", 0, "lstm", "tanh").analysis)
+    analysis = resolved(
+        AnalyzeSettings.from_plan(Plan.from_config(default_config()), "syn_sentiment", 0, "lstm", "tanh").analysis
+    )
     job = Compute(analysis.device, analysis.padded_lstm).apply(load_model(files["model"]))  # as run_analyze loads it
     packed = api.load_run(files["model"].parent, compute=Compute("cpu", padded_lstm=False)).model
 

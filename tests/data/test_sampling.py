@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from attnexp.data.sampling import seeded_sample
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import AnalyzeSettings, analysis_settings
 from tests.factories import validated_config
 
@@ -40,7 +41,7 @@ def test_the_config_validates_and_defaults_to_the_whole_test_set():
     sampled = analysis_settings(validated_config(analyses={"test_sample": {"n": 150, "seed": 7}}), batch_size=4)
     assert (sampled.test_sample.n, sampled.test_sample.seed) == (150, 7)
     config = validated_config(analyses={"test_sample": {"n": 150, "seed": 7}})
-    job = AnalyzeSettings.from_config(config, "syn_sentiment", 0, "lstm", "tanh")
+    job = AnalyzeSettings.from_plan(Plan.from_config(config), "syn_sentiment", 0, "lstm", "tanh")
     assert AnalyzeSettings.from_param(job.as_param()) == job  # what the rule passes as params, and the job reads back
     assert job.as_param()["analysis"]["test_sample"] == {"n": 150, "seed": 7}
     from attnexp.config import ConfigError

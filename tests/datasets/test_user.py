@@ -94,10 +94,11 @@ def test_rows_dropped_by_each_step_are_counted_in_meta_and_the_job_log(tmp_path,
     pd.concat([frame, pd.DataFrame(rows)], ignore_index=True).to_csv(path, index=False)
     config = declare(my_reviews=reviews(path=str(path), split_column="part"))
     files = {k: tmp_path / v for k, v in paths.preprocessed_files("my_reviews").items()}
+    plan = Plan.from_config(config)
     run_preprocess(
-        inputs=Plan.from_config(config).raw_files("my_reviews"),
+        inputs=plan.raw_files("my_reviews"),
         outputs=files,
-        settings=PreprocessSettings.from_config(config, "my_reviews"),
+        settings=PreprocessSettings.from_plan(plan, "my_reviews"),
     )
     _, meta = read_preprocessed(files["instances"], files["meta"])
     assert meta["sizes"] == {"train": 40, "dev": 10, "test": 10}

@@ -7,7 +7,7 @@ import yaml
 
 from attnexp import paths
 from attnexp.models import names
-from attnexp.pipeline.plan import Plan, not_drawn_by
+from attnexp.pipeline.plan import PARTS, Plan, not_drawn_by
 from attnexp.pipeline.settings import default_config
 from tests.conftest import REPO
 
@@ -33,10 +33,21 @@ def test_the_embedded_grid_plans_every_paper():
     assert plan.hf_targets() == []
 
 
-def test_the_plan_is_built_once_per_config():
+def test_the_plan_is_a_copy_of_its_config_built_anew_each_time():
     config = embedded()
-    assert Plan.from_config(config) is Plan.from_config(dict(config))
-    assert Plan.from_config(default_config()) is not Plan.from_config(config)
+    plan = Plan.from_config(config)
+    assert Plan.from_config(config) == plan and Plan.from_config(default_config()) != plan
+    assert plan.validated == config and plan.validated is not config
+    config["seeds"].append(99)  # a later change to the config leaves the plan (and the settings it feeds) as it is
+    assert 99 not in plan.seeds and 99 not in plan.validated["seeds"]
+
+
+def test_the_facade_shows_each_parts_names_as_its_own():
+    plan = Plan.from_config(embedded())
+    for part, shown in PARTS.items():
+        for name in shown:
+            assert getattr(plan, name) == getattr(getattr(plan, part), name), name
+    assert plan.validated["stage_datasets"] == plan.config["stage_datasets"]
 
 
 def test_wildcard_alternatives_come_from_the_model_names():
@@ -154,3 +165,28 @@ def test_erasure_targets_follow_the_one_switch():
     off = Plan.from_config(default_config(analyses={"erasure": {"enabled": False}}, az={"datasets": ["syn_agreement"]}))
     assert off.erasure_models() == [] and off.erasure_table_targets() == [] and off.erasure_figure_targets() == []
     assert not any("erasure" in target for target in off.all_targets())
+
+
+def test_every_job_reading_runs_gets_the_plan_list_its_catalog_entry_names():
+    from attnexp.report import catalog
+
+    plan = Plan.from_config(embedded())
+    rules = {o.rule for o in catalog.CATALOG if "runs" in o.reads} | set(catalog.AGGREGATE_READS)
+    assert rules == {"az_combine", "erasure_tables", "paper_comparison"}
+    assert {rule: catalog.runs(rule) for rule in rules} == {
+        "az_combine": "az_runs",
+        "erasure_tables": "erasure_models",
+        "paper_comparison": "paper_comparison_runs",
+    }
+    for rule in rules:
+        assert isinstance(getattr(plan, catalog.runs(rule))(), list | dict), rule
+    with pytest.raises(KeyError, match="names no single list of runs"):
+        catalog.runs("table1")
+
+
+def test_figure_jobs_draw_the_plans_lists_and_the_others_their_inputs_alone():
+    plan = Plan.from_config(embedded())
+    assert plan.figure_job("wp_variance_figures", dataset="syn_sentiment", kind="adv") == "adversary"
+    assert plan.figure_job("dataset_figures", dataset="syn_sentiment") == plan.dataset_figure_models("syn_sentiment")
+    assert plan.figure_job("az_cls_maps", dataset="syn_agreement", seed="0") is None
+    assert plan.figure_job("wp_jsd_tvd_figure", dataset="syn_sentiment") is None

@@ -57,13 +57,15 @@ def test_every_masked_and_causal_lm_draws_every_example_in_the_hf_target(tmp_pat
 
 def test_the_job_settings_come_back_and_read_only_their_keys(tmp_path):
     config = lm_config(tmp_path)
-    settings = job.PronounSettings.from_config(config, hf_model="clm", example="mary_john")
+    settings = job.PronounSettings.from_plan(Plan.from_config(config), hf_model="clm", example="mary_john")
     assert settings.kind == "prompted" and settings.example["sentence"] == "Mary convinced John of [MASK] love."
     assert settings.example["referents"] == ["Mary", "John"] and settings.example["candidates"] == ["his", "her"]
     assert job.PronounSettings.from_param(settings.as_param()) == settings
     assert json.loads(json.dumps(settings.as_param())) == settings.as_param()  # plain data for Snakemake's rerun check
     for az, changes in (({"gradient": "grad_l2"}, False), ({"flow_solver": "networkx"}, True)):
-        after = job.PronounSettings.from_config(job.default_config(hf=config["hf"], az=az), hf_model="clm", example="mary_john")
+        after = job.PronounSettings.from_plan(
+            Plan.from_config(job.default_config(hf=config["hf"], az=az)), hf_model="clm", example="mary_john"
+        )
         assert (after.as_param() != settings.as_param()) == changes, az
 
 

@@ -14,6 +14,7 @@ from attnexp.analyses.wp.settings import WPSettings
 from attnexp.config import PACKAGED_SCHEMA
 from attnexp.models.settings import Compute, FitSettings, HFSettings
 from attnexp.pipeline import settings as job
+from attnexp.pipeline.plan import Plan
 from tests.conftest import REPO
 
 PLAIN = (dict, list, tuple, str, int, float, bool, type(None))
@@ -30,27 +31,28 @@ def schema_keys(*path: str) -> set[str]:
 def every_job(config: dict) -> dict[str, job.JobSettings]:
     """One settings object of every kind of job of the default config's grid."""
     model = {"dataset": "syn_sentiment", "seed": 0}
+    plan = Plan.from_config(config)
     return {
-        "synthesize": job.SynthesizeSettings.from_config(config, family="sentiment"),
-        "agreement": job.SynthesizeSettings.from_config(config, family="agreement"),
-        "download": job.DownloadSettings.from_config(config, archive="sst"),
-        "preprocess": job.PreprocessSettings.from_config(config, dataset="syn_sentiment"),
-        "train": job.TrainSettings.from_config(config, encoder="lstm", attention="tanh", **model),
-        "transformer": job.TransformerSettings.from_config(config, encoder="transformer", attention="self", **model),
-        "analyze": job.AnalyzeSettings.from_config(config, encoder="lstm", attention="tanh", **model),
-        "wp_train": job.WPRunSettings.from_config(config, variant="base", **model),
-        "wp_adversary": job.WPRunSettings.from_config(config, lam="1", **model),
-        "wp_jw_adversary": job.WPAnalysisSettings.from_config(config, **model),
-        "wp_points": job.WPAnalysisSettings.from_config(config, dataset="syn_sentiment"),
-        "az": job.AZAnalysisSettings.from_config(config, **model),
-        "table1": job.TableSettings.from_config(config, table="table1"),
-        "table2": job.TableSettings.from_config(config, table="table2"),
-        "az_tables": job.TableSettings.from_config(config, table="az_tables"),
-        "comparison": job.TableSettings.from_config(config, table="paper_comparison"),
-        "dataset_figures": job.FigureSettings.from_config(config, job="dataset_figures", dataset="syn_sentiment"),
-        "az_figure": job.FigureSettings.from_config(config, job="az_correlation_figure", dataset="syn_agreement"),
-        "report": job.ReportSettings.from_config(config, snakefile="Snakefile"),
-        "comparison_page": job.ComparisonPageSettings.from_config(config, configfiles=("config/paper.yaml",)),
+        "synthesize": job.SynthesizeSettings.from_plan(plan, family="sentiment"),
+        "agreement": job.SynthesizeSettings.from_plan(plan, family="agreement"),
+        "download": job.DownloadSettings.from_plan(plan, archive="sst"),
+        "preprocess": job.PreprocessSettings.from_plan(plan, dataset="syn_sentiment"),
+        "train": job.TrainSettings.from_plan(plan, encoder="lstm", attention="tanh", **model),
+        "transformer": job.TransformerSettings.from_plan(plan, encoder="transformer", attention="self", **model),
+        "analyze": job.AnalyzeSettings.from_plan(plan, encoder="lstm", attention="tanh", **model),
+        "wp_train": job.WPRunSettings.from_plan(plan, variant="base", **model),
+        "wp_adversary": job.WPRunSettings.from_plan(plan, lam="1", **model),
+        "wp_jw_adversary": job.WPAnalysisSettings.from_plan(plan, **model),
+        "wp_points": job.WPAnalysisSettings.from_plan(plan, dataset="syn_sentiment"),
+        "az": job.AZAnalysisSettings.from_plan(plan, **model),
+        "table1": job.TableSettings.from_plan(plan, table="table1"),
+        "table2": job.TableSettings.from_plan(plan, table="table2"),
+        "az_tables": job.TableSettings.from_plan(plan, table="az_tables"),
+        "comparison": job.TableSettings.from_plan(plan, table="paper_comparison"),
+        "dataset_figures": job.FigureSettings.from_plan(plan, job="dataset_figures", dataset="syn_sentiment"),
+        "az_figure": job.FigureSettings.from_plan(plan, job="az_correlation_figure", dataset="syn_agreement"),
+        "report": job.ReportSettings.from_plan(plan, snakefile="Snakefile"),
+        "comparison_page": job.ComparisonPageSettings.from_plan(plan, configfiles=("config/paper.yaml",)),
     }
 
 
@@ -141,7 +143,9 @@ def test_the_comparison_page_records_the_config_as_it_differs_from_the_schema_de
 
 
 def test_the_device_stays_as_configured_until_the_job_resolves_it():
-    settings = job.TrainSettings.from_config(job.default_config(device="auto"), "syn_sentiment", "lstm", "tanh", 0)
+    settings = job.TrainSettings.from_plan(
+        Plan.from_config(job.default_config(device="auto")), "syn_sentiment", "lstm", "tanh", 0
+    )
     assert settings.fit.device == "auto"
     from attnexp.models.device import resolve_device
 

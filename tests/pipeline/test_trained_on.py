@@ -19,6 +19,7 @@ from attnexp.models.train import build_model
 from attnexp.models.transformer import build_transformer
 from attnexp.pipeline.az import run_az_analyse
 from attnexp.pipeline.jw import run_analyze
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import AnalyzeSettings, AZAnalysisSettings, WPAnalysisSettings
 from attnexp.pipeline.wp import run_wp_jw_adversary
 from tests.factories import validated_config
@@ -73,7 +74,7 @@ def assert_names_both(err: pytest.ExceptionInfo, model: str, meta) -> None:
 def test_the_analyses_refuse_a_checkpoint_of_another_dataset(tmp_path):
     data, model = copied_over(tmp_path)
     outputs = {key: tmp_path / "out" / name for key, name in paths.ANALYSIS_FILES.items()}
-    settings = AnalyzeSettings.from_config(CONFIG, "syn_sentiment", "0", "lstm", "tanh")
+    settings = AnalyzeSettings.from_plan(Plan.from_config(CONFIG), "syn_sentiment", "0", "lstm", "tanh")
     with pytest.raises(CorruptFileError) as err:
         run_analyze(inputs={**data, "model": model}, outputs=outputs, settings=settings)
     assert_names_both(err, model, data["meta"])
@@ -82,7 +83,7 @@ def test_the_analyses_refuse_a_checkpoint_of_another_dataset(tmp_path):
 
 def test_the_wp_jw_adversary_checks_against_the_meta_beside_the_instances(tmp_path):
     data, model = copied_over(tmp_path)  # its rule declares the instances only; meta.json lies beside them
-    settings = WPAnalysisSettings.from_config(CONFIG, "syn_sentiment", 0)
+    settings = WPAnalysisSettings.from_plan(Plan.from_config(CONFIG), "syn_sentiment", 0)
     with pytest.raises(CorruptFileError) as err:
         run_wp_jw_adversary(
             inputs={"model": model, "instances": data["instances"]}, outputs={"table": tmp_path / "t.parquet"}, settings=settings
@@ -92,7 +93,7 @@ def test_the_wp_jw_adversary_checks_against_the_meta_beside_the_instances(tmp_pa
 
 def test_the_az_analyses_refuse_a_transformer_of_another_dataset(tmp_path):
     data, model = copied_over(tmp_path, transformer=True)
-    settings = AZAnalysisSettings.from_config(CONFIG, "syn_sentiment", 0)
+    settings = AZAnalysisSettings.from_plan(Plan.from_config(CONFIG), "syn_sentiment", 0)
     outputs = {key: tmp_path / "out" / name for key, name in paths.AZ_FILES.items()}
     with pytest.raises(CorruptFileError) as err:
         run_az_analyse(inputs={"model": model, "instances": data["instances"]}, outputs=outputs, settings=settings)

@@ -81,10 +81,11 @@ def test_a_length_filter_that_removes_every_row_stops_preprocessing_naming_the_k
     (tmp_path / "d.csv").write_text("text,label\n" + _rows(40))  # 6 tokens a text
     declaration = {"task": "bc", "path": str(tmp_path / "d.csv"), "text": "text", "label": "label", "length_bounds": [50, None]}
     config = validated_config(datasets=[NAME], user_datasets={NAME: declaration})
-    settings = PreprocessSettings.from_param(PreprocessSettings.from_config(config, NAME).as_param())
+    plan = Plan.from_config(config)
+    settings = PreprocessSettings.from_param(PreprocessSettings.from_plan(plan, NAME).as_param())
     outputs = {k: tmp_path / v for k, v in paths.preprocessed_files(NAME).items()}
     with pytest.raises(DataError, match=rf"removed every train.*user_datasets\.{NAME}\.length_bounds"):
-        run_preprocess(inputs=Plan.from_config(config).raw_files(NAME), outputs=outputs, settings=settings)
+        run_preprocess(inputs=plan.raw_files(NAME), outputs=outputs, settings=settings)
     assert not any(path.exists() for path in outputs.values())
 
 

@@ -43,8 +43,9 @@ def test_a_csv_dataset_runs_through_every_stage_under_its_own_name(tmp_path):
 
     # the preprocess job: its process has only the built-in registry, and gets the declaration as a parameter
     config = validated_config(datasets=[NAME], user_datasets={NAME: dict(DECLARATION)})
-    inputs = Plan.from_config(config).raw_files(NAME)
-    settings = PreprocessSettings.from_param(PreprocessSettings.from_config(config, NAME).as_param())  # the rule's params
+    plan = Plan.from_config(config)
+    inputs = plan.raw_files(NAME)
+    settings = PreprocessSettings.from_param(PreprocessSettings.from_plan(plan, NAME).as_param())  # the rule's params
     assert settings.declaration == config["user_datasets"][NAME]
     assert NAME not in DATASETS  # validating and planning leave the registry alone
     files = {k: tmp_path / v for k, v in paths.preprocessed_files(NAME).items()}

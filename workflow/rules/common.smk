@@ -31,11 +31,11 @@ wildcard_constraints:
 
 
 def settings(kind, **fixed):
-    """`params: settings=` of a rule: kind.from_config(config, **wildcards, **fixed) as plain data (compared by
+    """`params: settings=` of a rule: kind.from_plan(PLAN, **wildcards, **fixed) as plain data (compared by
     Snakemake, so that a changed setting reruns exactly the jobs that read it); the report shows it short
     (attnexp.pipeline.settings.Param)."""
-    return lambda wildcards: kind.from_config(
-        config, **dict(wildcards.items()), **fixed
+    return lambda wildcards: kind.from_plan(
+        PLAN, **dict(wildcards.items()), **fixed
     ).as_param()
 
 

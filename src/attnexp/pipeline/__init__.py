@@ -1,8 +1,9 @@
 """The one door from the workflow into the library: plan, settings and jobs.
 
 - `plan`: `Plan.from_config(config)`, which jobs a validated config asks for (datasets per paper, runs, targets,
-  wildcard alternatives);
-- `settings`: one `<Job>Settings.from_config(config, **wildcards)` per kind of job, from the validated config alone;
+  wildcard alternatives): the one facade over `plans` (a part per paper or stage);
+- `settings`: one `<Job>Settings.from_plan(plan, **wildcards)` per kind of job, from the plan and the validated
+  config it carries alone;
 - the stages' jobs, each `run_<job>(*, inputs, outputs, settings, threads)` with files in and files out:
   `data` (synthesize, download, preprocess), `train` (J&W models, the Transformer), `jw` (analyses, tables,
   figures), `wp` (W&P runs, analyses, tables, figures), `az` (A&Z analyses, tables, figures), `hf` (Hugging Face
@@ -44,12 +45,21 @@ def load_trained(model, meta=None, device: str = "cpu", *, instances=None):
     return load_model(model, device)
 
 
-def call(job: Callable, snakemake) -> None:
-    """Run one job from a workflow script: its log first, then `job` by keyword with the rule's named files, its
-    settings (rebuilt from the rule's `params.settings`) and its threads; the log ends with its usage, rule and
-    wildcards. Figures draw headless (Agg)."""
+class ByRule(dict):
+    """The jobs of one script shared by several rules, by rule name: `call` runs the rule's own job, so that no job
+    guesses its kind from which files it was given."""
+
+
+def call(job: "Callable | ByRule", snakemake) -> None:
+    """Run one job from a workflow script: its log first, then `job` (of a `ByRule`: the rule's) by keyword with the
+    rule's named files, its settings (rebuilt from the rule's `params.settings`) and its threads; the log ends with
+    its usage, rule and wildcards. Figures draw headless (Agg)."""
     from attnexp.runlog import log_to
 
+    if isinstance(job, ByRule):
+        if snakemake.rule not in job:
+            raise ValueError(f"rule {snakemake.rule!r} has no job here; the script serves {', '.join(job)}")
+        job = job[snakemake.rule]
     os.environ.setdefault("MPLBACKEND", "Agg")
     with log_to(snakemake.log[0], job=(snakemake.rule, dict(snakemake.wildcards.items()))):
         settings = typing.get_type_hints(job)["settings"]

@@ -1,8 +1,9 @@
-"""The settings of every kind of job, built from the validated config alone.
+"""The settings of every kind of job, built from the plan and its validated config alone.
 
 `attnexp.config.validate_config` fills every default from the schema, so the builders here index the config
 (`config["analyses"]["ig_steps"]`) and never fall back to a default of their own: the schema is the one place a
-default lives. Each `<Job>Settings.from_config(config, **wildcards)` gathers what one kind of job needs; the rule
+default lives. Each `<Job>Settings.from_plan(plan, **wildcards)` gathers what one kind of job needs from the plan
+(`attnexp.pipeline.plan.Plan`, built once by the caller) and the config it carries (`plan.validated`); the rule
 hands it to the job as `settings.as_param()` (plain dicts, which Snakemake compares to decide a rerun, so a
 changed setting reruns exactly the jobs that read it; shown short in the report, `Param`) and the job gets the
 dataclass back (`from_param`).
@@ -294,7 +295,8 @@ class SynthesizeSettings(JobSettings):
     options: dict
 
     @classmethod
-    def from_config(cls, config: Config, family: str) -> "SynthesizeSettings":
+    def from_plan(cls, plan: Plan, family: str) -> "SynthesizeSettings":
+        config = plan.validated
         if family == "agreement":
             return cls(family, config["az"]["agreement"]["seed"], dict(config["az"]["agreement"]))
         if family == "linzen":
@@ -309,7 +311,7 @@ class DownloadSettings(JobSettings):
     archive: str
 
     @classmethod
-    def from_config(cls, config: Config, archive: str) -> "DownloadSettings":
+    def from_plan(cls, plan: Plan, archive: str) -> "DownloadSettings":
         return cls(archive)
 
 
@@ -325,14 +327,15 @@ class PreprocessSettings(JobSettings):
     raw_dir: str | None  # where the raw files lie, for their SHA256SUMS; None: paths named in the config
 
     @classmethod
-    def from_config(cls, config: Config, dataset: str) -> "PreprocessSettings":
+    def from_plan(cls, plan: Plan, dataset: str) -> "PreprocessSettings":
+        config = plan.validated
         section = config["preprocessing"]
         return cls(
             dataset=dataset,
             vocab_fit_on=section["vocab_fit_on"],
             implicit_extremes=section["implicit_extremes"],
             declaration=declaration(config, dataset),
-            raw_dir=Plan.from_config(config).raw_dir(dataset),
+            raw_dir=plan.raw_dir(dataset),
         )
 
 
@@ -365,7 +368,8 @@ class TrainSettings(JobSettings):
     fit: FitSettings
 
     @classmethod
-    def from_config(cls, config: Config, dataset: str, encoder: str, attention: str, seed) -> "TrainSettings":
+    def from_plan(cls, plan: Plan, dataset: str, encoder: str, attention: str, seed) -> "TrainSettings":
+        config = plan.validated
         return cls(dataset, encoder, attention, int(seed), **classifier_run(config, dataset, seed, paper="jw"))
 
 
@@ -382,9 +386,10 @@ class TransformerSettings(JobSettings):
     fit: FitSettings
 
     @classmethod
-    def from_config(
-        cls, config: Config, dataset: str, attention: str, seed, encoder: str = names.TRANSFORMER_ENCODER
+    def from_plan(
+        cls, plan: Plan, dataset: str, attention: str, seed, encoder: str = names.TRANSFORMER_ENCODER
     ) -> "TransformerSettings":
+        config = plan.validated
         train = config["az"]["train"]
         return cls(
             dataset=dataset,
@@ -418,7 +423,8 @@ class WPRunSettings(JobSettings):
     fit: FitSettings
 
     @classmethod
-    def from_config(cls, config: Config, dataset: str, seed, variant: str = ADVERSARY_VARIANT, lam=None) -> "WPRunSettings":
+    def from_plan(cls, plan: Plan, dataset: str, seed, variant: str = ADVERSARY_VARIANT, lam=None) -> "WPRunSettings":
+        config = plan.validated
         lam = None if lam is None else float(lam)
         run = classifier_run(config, dataset, seed, paper="wp")
         return cls(dataset, variant, int(seed), lam, wp_of(config, dataset), **run)
@@ -439,10 +445,11 @@ class AnalyzeSettings(JobSettings):
     erasure: ErasureSettings | None
 
     @classmethod
-    def from_config(
-        cls, config: Config, dataset: str, seed, encoder: str | None = None, attention: str | None = None, hf_model=None
+    def from_plan(
+        cls, plan: Plan, dataset: str, seed, encoder: str | None = None, attention: str | None = None, hf_model=None
     ) -> "AnalyzeSettings":
         """J&W models by `encoder` and `attention`, Hugging Face runs by `hf_model` (the wildcards of each rule)."""
+        config = plan.validated
         if hf_model is not None:
             batch_size = hf_model_options(config, hf_model)["train"]["batch_size"]
             encoder, attention = names.HF_ENCODER, hf_model
@@ -465,7 +472,8 @@ class AZAnalysisSettings(JobSettings):
     memory_budget_mb: float  # `analyses.memory_budget_mb`: blank-out's and the input gradients' chunks
 
     @classmethod
-    def from_config(cls, config: Config, dataset: str, seed, hf_model=None) -> "AZAnalysisSettings":
+    def from_plan(cls, plan: Plan, dataset: str, seed, hf_model=None) -> "AZAnalysisSettings":
+        config = plan.validated
         task = dataset if hf_model is None else f"{dataset}@{hf_model}"
         budget = float(config["analyses"]["memory_budget_mb"])
         return cls(dataset, task, int(seed), az_settings(config), config["device"], erasure_settings(config), budget)
@@ -484,10 +492,11 @@ class WPAnalysisSettings(JobSettings):
     runs: dict
 
     @classmethod
-    def from_config(cls, config: Config, dataset: str, seed=None) -> "WPAnalysisSettings":
+    def from_plan(cls, plan: Plan, dataset: str, seed=None) -> "WPAnalysisSettings":
+        config = plan.validated
         batch_size = hyperparameters(config, dataset)["batch_size"]
         analysis = None if seed is None else analysis_settings(config, batch_size)
-        return cls(dataset, wp_of(config, dataset), analysis, Plan.from_config(config).wp_dataset_runs(dataset))
+        return cls(dataset, wp_of(config, dataset), analysis, plan.wp_dataset_runs(dataset))
 
 
 # --- Hugging Face ---
@@ -505,7 +514,8 @@ class HFRunSettings(JobSettings):
     declaration: dict | None
 
     @classmethod
-    def from_config(cls, config: Config, hf_model: str, dataset: str, seed=None) -> "HFRunSettings":
+    def from_plan(cls, plan: Plan, hf_model: str, dataset: str, seed=None) -> "HFRunSettings":
+        config = plan.validated
         hf = hf_settings(config, hf_model)
         train = {"epochs": hf.epochs, "batch_size": hf.batch_size, "learning_rate": hf.learning_rate}
         fit = None if seed is None else fit_settings(config, seed=seed, paper="hf", hyperparameters=train)
@@ -536,7 +546,8 @@ class PronounSettings(JobSettings):
     look: FigureLook
 
     @classmethod
-    def from_config(cls, config: Config, hf_model: str, example: str) -> "PronounSettings":
+    def from_plan(cls, plan: Plan, hf_model: str, example: str) -> "PronounSettings":
+        config = plan.validated
         entry = config["hf"]["models"][hf_model]
         (chosen,) = [e for e in config["az"]["pronoun_examples"] if e["name"] == example]
         gguf_file = entry["gguf_file"]
@@ -562,19 +573,11 @@ class PronounSettings(JobSettings):
 # --- tables, figures, the report ---
 
 
-def table_runs(plan: Plan, table: str) -> Any:
-    """The run files an aggregate table reads: A&Z's per-seed summaries, the erasure files, or the comparison's."""
-    if table == "az_combine":
-        return plan.az_runs()
-    if table == "erasure_tables":
-        return plan.erasure_models()
-    return plan.paper_comparison_runs()
-
-
 @dataclass(frozen=True)
 class TableSettings(JobSettings):
     """One table job (its `reads` in attnexp.report.catalog): the grid it summarises (`models` in input order), its statistics and
-    confidence intervals, and for an aggregate the run files it reads (`runs`)."""
+    confidence intervals, and for an aggregate the run files it reads (`runs`: the plan's list its catalog entry
+    names, `catalog.runs`)."""
 
     unreported: typing.ClassVar[tuple[str, ...]] = ("models", "runs")
 
@@ -588,11 +591,11 @@ class TableSettings(JobSettings):
     bootstrap: dict | None = None
     gradients: dict | None = None  # A&Z: task -> the input-gradient measure its rows show
     reported: str | None = None
-    runs: Any = None
+    runs: list[dict] | dict | None = None  # A&Z's runs, the erasure models (lists), the comparison's runs (a dict)
 
     @classmethod
-    def from_config(cls, config: Config, table: str, dataset: str = "") -> "TableSettings":
-        plan = Plan.from_config(config)
+    def from_plan(cls, plan: Plan, table: str, dataset: str = "") -> "TableSettings":
+        config = plan.validated
         values = {
             "dataset": lambda: dataset,
             "datasets": lambda: tuple(plan.table_datasets()),
@@ -603,7 +606,7 @@ class TableSettings(JobSettings):
             "bootstrap": lambda: bootstrap(config),
             "gradients": lambda: {run["dataset"]: run["gradient"] for run in plan.az_runs()},
             "reported": lambda: config["wp"]["jw_reported"],
-            "runs": lambda: table_runs(plan, table),
+            "runs": lambda: getattr(plan, catalog.runs(table))(),
         }
         return cls(table=table, **{key: values[key]() for key in catalog.reads(table)})
 
@@ -619,11 +622,11 @@ class FigureSettings(JobSettings):
     title: str
     gradient: str
     datasets: tuple
-    drawn: Any
+    drawn: list[dict] | dict | str | None  # `Plan.figure_job`: None for the jobs that draw their inputs alone
 
     @classmethod
-    def from_config(cls, config: Config, job: str, **wildcards) -> "FigureSettings":
-        plan = Plan.from_config(config)
+    def from_plan(cls, plan: Plan, job: str, **wildcards) -> "FigureSettings":
+        config = plan.validated
         title = wildcards["dataset"] if "dataset" in wildcards else ""
         if "hf_model" in wildcards:
             title = f"{title}@{wildcards['hf_model']}"
@@ -646,7 +649,8 @@ class ReportSettings(JobSettings):
     config: dict
 
     @classmethod
-    def from_config(cls, config: Config, snakefile: str = "Snakefile") -> "ReportSettings":
+    def from_plan(cls, plan: Plan, snakefile: str = "Snakefile") -> "ReportSettings":
+        config = plan.validated
         return cls(str(snakefile), json.loads(json.dumps(config)))
 
 
@@ -695,20 +699,21 @@ class ComparisonPageSettings(JobSettings):
     analyses: dict
 
     @classmethod
-    def from_config(
+    def from_plan(
         cls,
-        config: Config,
+        plan: Plan,
         snakefile: str = "Snakefile",
         configfiles: tuple = (),
         config_args: tuple = (),
         replace_workflow_config: bool = False,
     ) -> "ComparisonPageSettings":
+        config = plan.validated
         return cls(
             configfiles=tuple(str(f) for f in configfiles),
             config_args=tuple(str(a) for a in config_args),
             replace_workflow_config=bool(replace_workflow_config),
             snakefile=str(snakefile),
-            datasets=tuple(Plan.from_config(config).datasets),
+            datasets=tuple(plan.datasets),
             config_changes=config_changes(config),
             analyses=json.loads(json.dumps(config["analyses"])),
         )

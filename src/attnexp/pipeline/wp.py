@@ -7,7 +7,7 @@ from pathlib import Path
 
 from attnexp.analyses.wp.settings import ADVERSARY_VARIANT, VARIANTS, WPSettings
 from attnexp.models.settings import FitSettings
-from attnexp.pipeline import Files
+from attnexp.pipeline import ByRule, Files
 from attnexp.pipeline.settings import FigureSettings, WPAnalysisSettings, WPRunSettings, resolved
 
 
@@ -112,19 +112,25 @@ def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSe
     write_parquet(outputs["table"], pd.concat(parts, ignore_index=True))
 
 
-def run_wp_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
-    """seed_variance.parquet (every extra seed against the base seed) or adv_variance.parquet (J&W's
-    per-instance adversary runs, their epsilon-max picks, against the base), per test instance."""
+def run_wp_seed_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
+    """seed_variance.parquet: every extra seed against the base seed, per test instance."""
+    from attnexp.analyses.wp.runs import variance_table
+    from attnexp.io import read_parquet
+
+    runs = settings.runs
+    compared = [(read_parquet(f["test_predictions"]), read_parquet(f["test_attention"])) for f in runs["seeds"]]
+    variance_table(runs["base"], compared, outputs["seed_variance"], settings.wp.seed_plot_variant)
+
+
+def run_wp_adversary_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
+    """adv_variance.parquet: J&W's per-instance adversary runs (their epsilon-max picks) against the base, per test
+    instance."""
     import pandas as pd
 
     from attnexp.analyses.wp.runs import variance_table
     from attnexp.io import read_parquet
 
     runs, variant = settings.runs, settings.wp.seed_plot_variant
-    if "seed_variance" in outputs:
-        compared = [(read_parquet(f["test_predictions"]), read_parquet(f["test_attention"])) for f in runs["seeds"]]
-        variance_table(runs["base"], compared, outputs["seed_variance"], variant)
-        return
     frame = read_parquet(runs["jw_adversary"])
     compared = [
         (
@@ -134,6 +140,10 @@ def run_wp_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettin
         for _, part in frame.groupby("run", sort=True)
     ]
     variance_table(runs["base"], compared, outputs["adv_variance"], variant)
+
+
+# one script (wp_variance.py) for both rules: `call` runs the rule's own job
+run_wp_variance = ByRule(wp_seed_variance=run_wp_seed_variance, wp_adversary_variance=run_wp_adversary_variance)
 
 
 def run_wp_jsd_tvd_points(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
@@ -158,27 +168,32 @@ def run_wp_jsd_tvd_points(*, inputs: Files, outputs: Files, settings: WPAnalysis
     print(f"{len(points)} points for {settings.dataset}")
 
 
-def run_wp_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
-    """W&P figures of one dataset: the variance violin and scatter (Test 2; classes named by `meta`), or the
-    JSD-TVD plane (Test 4)."""
+def run_wp_jsd_tvd_figure(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """The JSD-TVD plane of one dataset (Test 4)."""
+    from attnexp.report import wp
+
+    drawn = [outputs["jsd_tvd_png"], outputs["jsd_tvd_pdf"]]
+    wp.draw_jsd_tvd_figure(points=inputs["points"], paths=drawn, title=settings.title, style=settings.look.style())
+
+
+def run_wp_variance_figures(*, inputs: Files, outputs: Files, settings: FigureSettings, threads: int = 1) -> None:
+    """The variance violin and scatter of one dataset (Test 2; classes named by its `meta`)."""
     from attnexp.io import read_json
     from attnexp.report import wp
 
-    style = settings.look.style()
-    if "points" in inputs:
-        wp.draw_jsd_tvd_figure(
-            points=inputs["points"], paths=[outputs["jsd_tvd_png"], outputs["jsd_tvd_pdf"]], title=settings.title, style=style
-        )
-        return
     wp.draw_variance_figures(
         variance=inputs["variance"],
         violin=[outputs["violin_png"], outputs["violin_pdf"]],
         scatter=[outputs["scatter_png"], outputs["scatter_pdf"]],
         compared=settings.drawn,
         title=settings.title,
-        style=style,
-        classes=read_json(inputs["meta"])["classes"] if "meta" in inputs else None,
+        style=settings.look.style(),
+        classes=read_json(inputs["meta"])["classes"],
     )
+
+
+# one script (wp_figures.py) for both rules: `call` runs the rule's own job
+run_wp_figures = ByRule(wp_variance_figures=run_wp_variance_figures, wp_jsd_tvd_figure=run_wp_jsd_tvd_figure)
 
 
 def write_wp_run(model, result, instances, run_config: dict, outputs: dict, extra_metrics: dict | None = None) -> dict:

@@ -29,6 +29,7 @@ class Output:
     reads: tuple[str, ...] = ()  # TableSettings fields the rule's job reads besides its input files
     builder: str = ""  # "module:function", called as function(inputs=, outputs=, settings=) (tables)
     tables: tuple[str, ...] = ()  # J&W per-model figures: the analysis tables (and "instances") it reads
+    runs: str = ""  # a job that reads "runs": the plan's list of the run files it reads (the name of a `Plan` method)
 
 
 def _jw_model_figure(stem: str, title: str, *tables: str) -> Output:
@@ -146,6 +147,7 @@ CATALOG: tuple[Output, ...] = (
         "Erasure: first flip, comprehensiveness, sufficiency per ranking",
         "erasure_tables",
         ("runs", "bootstrap"),
+        runs="erasure_models",
     ),
     Output(
         "erasure",
@@ -154,6 +156,7 @@ CATALOG: tuple[Output, ...] = (
         "Erasure: the top attention weight against a random one",
         "erasure_tables",
         ("runs", "bootstrap"),
+        runs="erasure_models",
     ),
     Output(
         "erasure",
@@ -184,11 +187,14 @@ CATALOG: tuple[Output, ...] = (
         "Ours beside the published values",
         "paper_comparison",
         ("runs", "nan_policy", "bootstrap"),
+        runs="paper_comparison_runs",
     ),
 )
 
-# Jobs that aggregate run files without a table of the catalog, and what they read (TableSettings fields).
+# Jobs that aggregate run files without a table of the catalog, what they read (TableSettings fields) and the plan's
+# list of their runs (`Output.runs`).
 AGGREGATE_READS: dict[str, tuple[str, ...]] = {"az_combine": ("runs",)}
+AGGREGATE_RUNS: dict[str, str] = {"az_combine": "az_runs"}
 
 
 def outputs(paper: str, kind: str) -> dict[str, Output]:
@@ -218,6 +224,16 @@ def reads(rule: str) -> tuple[str, ...]:
     found = {o.reads for o in of_rule(rule)}
     if len(found) != 1:
         raise KeyError(f"{rule!r} is not one table job of the catalog (attnexp.report.catalog)")
+    return found.pop()
+
+
+def runs(rule: str) -> str:
+    """The plan's list of the run files a job that reads "runs" gets (`Output.runs`: the name of a `Plan` method)."""
+    if rule in AGGREGATE_RUNS:
+        return AGGREGATE_RUNS[rule]
+    found = {o.runs for o in of_rule(rule) if o.runs}
+    if len(found) != 1:
+        raise KeyError(f"{rule!r} names no single list of runs in the catalog (attnexp.report.catalog)")
     return found.pop()
 
 

@@ -14,6 +14,7 @@ from attnexp.config import PACKAGED_SCHEMA, validate_config
 from attnexp.io import write_csv, write_parquet
 from attnexp.models.checkpoint import save_model
 from attnexp.pipeline.az import run_az_analyse, run_az_combine
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import AZAnalysisSettings, TableSettings, az_settings
 from tests.analyses.az.test_az import tiny_model, tiny_rows
 
@@ -49,7 +50,7 @@ def test_run_writes_every_file_of_one_run(tmp_path):
     save_model(tiny_model(), tmp_path / "model.pt")
     config = default_config()
     az = dataclasses.replace(az_settings(config), n_examples=5, batch_size=2)
-    settings = dataclasses.replace(AZAnalysisSettings.from_config(config, "tiny", 0), az=az)
+    settings = dataclasses.replace(AZAnalysisSettings.from_plan(Plan.from_config(config), "tiny", 0), az=az)
     files = {**paths.az_files("tiny", 0), **paths.az_erasure_files("tiny", 0)}
     outputs = {key: tmp_path / Path(path).name for key, path in files.items()}
     inputs = {"model": tmp_path / "model.pt", "instances": tmp_path / "instances.parquet"}

@@ -17,6 +17,7 @@ from attnexp.data.preprocess import preprocess, write_preprocessed
 from attnexp.datasets import get_dataset
 from attnexp.models.train import build_model, fit
 from attnexp.pipeline.jw import run_analyze
+from attnexp.pipeline.plan import Plan
 from attnexp.pipeline.settings import AnalyzeSettings, analysis_settings, erasure_settings
 from tests.factories import synthetic_data, train_settings, validated_config
 
@@ -29,7 +30,9 @@ SETTINGS = analysis_settings(CONFIG, batch_size=32)
 
 def analyse(root, outputs, labels, settings=SETTINGS):
     """The analyses job on the model under `root`; `labels` as the workflow's wildcards give them (seed: a str)."""
-    job = AnalyzeSettings.from_config(CONFIG, labels["dataset"], labels["seed"], labels["encoder"], labels["attention"])
+    job = AnalyzeSettings.from_plan(
+        Plan.from_config(CONFIG), labels["dataset"], labels["seed"], labels["encoder"], labels["attention"]
+    )
     inputs = {"model": root / "model.pt", "instances": root / "pre" / "instances.parquet", "meta": root / "pre" / "meta.json"}
     run_analyze(inputs=inputs, outputs=outputs, settings=replace(job, analysis=settings))
 
