@@ -12,13 +12,12 @@ def _attention(module, query, key, value, attention_mask, scaling=None, dropout=
     """Eager scaled dot-product attention, per query head: grouped-query attention (fewer key/value heads) repeats
     each key/value head for its query heads first, as the models' own eager attention does. A module with
     `_attnexp_cls_rows` [B, H, L] set gets them as its rows at the explained positions `_attnexp_query` [B] ([CLS]:
-    0; a decoder: its last token); with `_attnexp_values` [B, H, L, D] set too, the query is the explained position
-    alone and its output is those rows over these values. The recorder notes the modules in call order (and keeps the
-    last call's values)."""
-    kept = getattr(module, "_attnexp_values", None)
-    if kept is not None:  # a decode of the explained position alone: its given rows over the values kept by `encode`
-        rows = module._attnexp_cls_rows[:, :, None, :].to(kept.dtype)
-        return torch.matmul(rows, kept).transpose(1, 2).contiguous(), rows
+    0; a decoder: its last token); with `_attnexp_output` [B, 1, H, D] set too, the query is the explained position
+    alone and that is its output (the rows over the values `encode` kept). The recorder notes the modules in call
+    order (and keeps the last call's values)."""
+    given = getattr(module, "_attnexp_output", None)
+    if given is not None:  # a decode of the explained position alone: its output, the given rows over kept values
+        return given, module._attnexp_cls_rows[:, :, None, :]
     groups = query.shape[1] // key.shape[1]
     if groups > 1:
         key, value = key.repeat_interleave(groups, dim=1), value.repeat_interleave(groups, dim=1)

@@ -302,12 +302,16 @@ class HFClassifier(WidthHead):
         kept = encoded.last_input
         from_last = not self.full_rerun and kept is not None and not kept.requires_grad
         # an encoder's head reads q alone, and every step of a layer after its attention is per position: the last
-        # layer then runs on q alone, its attention output the rows over the values `encode` kept
+        # layer then runs on q alone, its attention output the rows over the values `encode` kept (one matmul)
         alone = from_last and self.decode_query_alone and not self.config.causal and encoded.last_value is not None
         fed = encoded.last_input if from_last else encoded.embedded  # gathered a part at a time: [B K, L, D] is large
         flat = rows.reshape(size * k, *rows.shape[2:])
         query = self.query_positions(lengths)
         logits = []
+        if alone:  # every row's attention output at once: [B, H, K, L] over its instance's values [B, H, L, D]
+            values = encoded.last_value
+            mixed = torch.matmul(rows.transpose(1, 2).to(values.dtype), values)  # [B, H, K, D]
+            mixed = mixed.transpose(1, 2).reshape(size * k, 1, values.shape[1], values.shape[-1])
         for start in range(0, size * k, MAX_DECODE_ROWS):
             part = slice(start, start + MAX_DECODE_ROWS)
             attention = self._last_attention
@@ -316,14 +320,14 @@ class HFClassifier(WidthHead):
             sequences, lengths_part = tokens[part], lengths[part]
             inputs = None if fed is None else fed[index[part]]
             if alone:
-                attention._attnexp_values = encoded.last_value[index[part]]
+                attention._attnexp_output = mixed[part]
                 sequences = sequences.gather(1, query[part, None])
                 inputs, lengths_part = kept[index[part], query[part]][:, None], torch.ones_like(lengths_part)
             try:
                 with self._last_layer_only() if from_last else nullcontext():
                     raw = self._run(sequences, lengths_part, inputs, False, self.last_fed if from_last else None).logits
             finally:
-                attention._attnexp_cls_rows = attention._attnexp_values = None
+                attention._attnexp_cls_rows = attention._attnexp_output = None
             logits.append(raw)
         raw = torch.cat(logits).view(size, k, -1)
         return self._logits(raw, batch)
