@@ -38,10 +38,16 @@ table (per kind, the max over its jobs; measured rows win over predicted ones; r
 give it the logs of a full-scale run of the paper grid only, since a reduced run's (config/paper_quick.yaml, a
 default grid) would shrink the paper grid's requests.
 `--datasets` with no name measures nothing (only the logs, or `--from-predictions`). Run on a quiet machine.
+`--whole-grid TABLE` costs every job of Snakemake's own DAG for `--configfile` (one or more, layered; built through
+Snakemake's API, nothing runs) at the table's figures and prints, per core count, the bound max(longest job,
+CPU-hours / cores) and the wall of that DAG scheduled as Snakemake's greedy scheduler would (`schedule_wall`: a job
+starts once its inputs are done and its threads fit, ready jobs by the workflow's `priority`, then longer first),
+and the critical path.
 """
 
 import argparse
 import dataclasses
+import heapq
 import importlib
 import math
 import multiprocessing
@@ -54,6 +60,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import networkx
 import pandas as pd
 import yaml
 
@@ -473,33 +480,148 @@ def write_resources(path: Path, predicted: pd.DataFrame, measured: pd.DataFrame,
     print(f"\nwrote {path}: {len(new)} rows from this run ({counts}), {len(merged.rows)} in all")
 
 
-def whole_grid(configfile: str, table_path: Path, cores: list[int]) -> None:
-    """CPU-hours of every job of the config's dry run at its workflow/resources.tsv figure (measured, predicted or
-    estimated: the table's source column says which), per stage and dataset; wall on `cores`; the longest job."""
-    from attnexp.pipeline.resources import ResourceTable, dry_run_jobs
+# --- the wall time on N cores: the grid's real DAG, scheduled as Snakemake does ---
 
-    command = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--quiet", "host", "--configfile", configfile]  # every job
-    listing = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True).stdout
-    table, rows = ResourceTable.read(table_path), []
-    for job in dry_run_jobs(listing):
-        cost, dataset = table.job_cost(job["rule"], job["wildcards"]), job["wildcards"].get("dataset", "*")
-        rows.append({"rule": job["rule"], "dataset": dataset, "seconds": cost.runtime_s, "source": cost.source})
-    jobs = pd.DataFrame(rows)
-    hours = jobs.pivot_table(index="dataset", columns="rule", values="seconds", aggfunc="sum", margins=True, margins_name="All")
-    heavy = [c for c in ("preprocess", "train", "analyze", "wp_train", "wp_adversary", "wp_jw_adversary") if c in hours]
-    print(f"\nthe whole grid of {configfile}: {len(jobs)} jobs at their {table_path.name} figures, CPU-hours")
+
+@dataclasses.dataclass(frozen=True)
+class GridJob:
+    """One job of the DAG: its name, CPU seconds, threads and Snakemake priority (higher starts first)."""
+
+    name: str
+    seconds: float
+    threads: int = 1
+    priority: float = 0.0
+    rule: str = ""
+    dataset: str = "*"
+    source: str = ""
+
+
+def schedule_wall(jobs: dict[str, GridJob], edges: list[tuple[str, str]], cores: int) -> float:
+    """Seconds until the last job ends when `jobs` (name -> job) run on `cores` as Snakemake's greedy scheduler runs
+    them: a job is ready once every job it depends on (an edge (before, after)) has ended; whenever cores free up, the
+    ready jobs are taken by priority, then longer cost first, each started if its threads (capped at `cores`) fit in
+    the free cores (Snakemake breaks ties among equal priorities otherwise). Every job takes its `seconds` whatever
+    else runs (no slowdown from sharing the machine)."""
+    waiting = {name: 0 for name in jobs}
+    followers: dict[str, list[str]] = {name: [] for name in jobs}
+    for before, after in edges:
+        waiting[after] += 1
+        followers[before].append(after)
+    ready = [name for name, count in waiting.items() if count == 0]
+    running: list[tuple[float, str]] = []  # (end, name), a heap
+    now, free = 0.0, cores
+    while ready or running:
+        ready.sort(key=lambda name: (-jobs[name].priority, -jobs[name].seconds, name))
+        for name in list(ready):
+            threads = min(jobs[name].threads, cores)
+            if threads <= free:
+                free -= threads
+                ready.remove(name)
+                heapq.heappush(running, (now + jobs[name].seconds, name))
+        now, name = heapq.heappop(running)
+        ended = [name]
+        while running and running[0][0] <= now:
+            ended.append(heapq.heappop(running)[1])
+        for name in ended:
+            free += min(jobs[name].threads, cores)
+            for after in followers[name]:
+                waiting[after] -= 1
+                if waiting[after] == 0:
+                    ready.append(after)
+    return now
+
+
+def critical_path(jobs: dict[str, GridJob], edges: list[tuple[str, str]]) -> tuple[float, list[str]]:
+    """The longest chain of the DAG in seconds (no number of cores ends the grid sooner) and its jobs, in order."""
+    graph = networkx.DiGraph(edges)
+    graph.add_nodes_from(jobs)
+    longest: dict[str, tuple[float, list[str]]] = {}
+    for name in networkx.topological_sort(graph):
+        before = max((longest[p] for p in graph.predecessors(name)), default=(0.0, []), key=lambda chain: chain[0])
+        longest[name] = (before[0] + jobs[name].seconds, [*before[1], name])
+    return max(longest.values(), default=(0.0, []), key=lambda chain: chain[0])
+
+
+def grid_dag(configfiles: list[str], table: ResourceTable, cores: int) -> tuple[dict[str, GridJob], list[tuple[str, str]]]:
+    """Every job of `snakemake --forceall` for `configfiles` (layered over config/config.yaml) from Snakemake's own
+    DAG (its API, no job run), each at its `table` cost, with the threads and priority Snakemake gives it on `cores`;
+    and the DAG's edges. Jobs without a log (targets such as `all`) cost nothing."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.enums import Quietness
+    from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(dryrun=True, quiet={Quietness.ALL}, enable_file_logging=False)) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=cores),
+            config_settings=ConfigSettings(configfiles=[Path(f).resolve() for f in configfiles]),
+            snakefile=REPO / "Snakefile",
+            workdir=REPO,
+        )
+        workflow = workflow_api.dag(DAGSettings(forceall=True)).workflow_api._workflow
+        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+        workflow._build_dag()  # what `snakemake -n --dag` does, without printing
+        dag = workflow.dag
+        names = {job: f"{job.rule.name}{dict(job.wildcards_dict)}" for job in dag.jobs}
+        jobs, edges = {}, []
+        for job, name in names.items():
+            wildcards = dict(job.wildcards_dict)
+            cost = table.job_cost(table.rule_named(job.rule.name), wildcards) if job.log else None
+            jobs[name] = GridJob(
+                name,
+                cost.runtime_s if cost else 0.0,
+                job.threads,
+                job.rule.expand_priority(job.wildcards_dict, job.input, job.attempt),
+                job.rule.name,
+                wildcards.get("dataset", "*"),
+                cost.source if cost else "",
+            )
+            edges += [(names[before], name) for before in dag.dependencies[job]]
+    return jobs, edges
+
+
+def whole_grid(configfiles: list[str], table_path: Path, cores: list[int]) -> None:
+    """CPU-hours of every job of the config's DAG at its workflow/resources.tsv figure (measured, predicted or
+    estimated: the table's source column says which), per stage and dataset; the longest job and the critical path;
+    on each of `cores`, the bound max(longest job, CPU-hours / cores) and the DAG scheduled as Snakemake would."""
+    table = ResourceTable.read(table_path)
+    jobs, edges = grid_dag(configfiles, table, max(cores))  # schedule_wall caps threads at fewer cores
+    costed = pd.DataFrame([dataclasses.asdict(j) for j in jobs.values() if j.source])
+    hours = costed.pivot_table(index="dataset", columns="rule", values="seconds", aggfunc="sum", margins=True, margins_name="All")
+    heavy = [c for c in STAGES if c in hours]
+    print(f"\nthe whole grid of {' '.join(configfiles)}: {len(costed)} jobs at their {table_path.name} figures, CPU-hours")
     print((hours[[*heavy, "All"]] / 3600).round(2).fillna(0).to_string())
-    by_source = (jobs.groupby("source")["seconds"].sum() / 3600).round(2).to_dict()
-    total, longest = jobs["seconds"].sum() / 3600, jobs.loc[jobs["seconds"].idxmax()]
+    by_source = (costed.groupby("source")["seconds"].sum() / 3600).round(2).to_dict()
+    total, longest = costed["seconds"].sum() / 3600, costed.loc[costed["seconds"].idxmax()]
     print(f"total {total:.2f} CPU-hours ({', '.join(f'{k} {v}' for k, v in by_source.items())})")
     print(f"longest job: {longest['rule']} {longest['dataset']} {longest['seconds'] / 3600:.2f} h")
+    path_s, chain = critical_path(jobs, edges)
+    print(f"critical path: {path_s / 3600:.2f} h ({' -> '.join(chain)})")
     for n in cores:
-        print(f"wall time on {n} cores: at least {max(total / n, longest['seconds'] / 3600):.2f} h")
+        bound = max(total / n, longest["seconds"] / 3600)
+        scheduled = schedule_wall(jobs, edges, n) / 3600
+        print(f"wall time on {n} cores: at least {bound:.2f} h; the DAG scheduled: {scheduled:.2f} h")
+
+
+def layered(configfiles: list[str]) -> dict:
+    """The config files merged in order, a later one's mappings updating an earlier one's (as `--configfile` does)."""
+
+    def merge(base: dict, update: dict) -> dict:
+        return {
+            **base,
+            **{k: merge(base[k], v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v for k, v in update.items()},
+        }
+
+    config: dict = {}
+    for path in configfiles:
+        config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
+    return config
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configfile", default=str(REPO / "config" / "paper.yaml"))
+    parser.add_argument(
+        "--configfile", nargs="+", default=[str(REPO / "config" / "paper.yaml")], help="layered in order, as Snakemake's"
+    )
     parser.add_argument("--raw-dir", default=str(REPO.parent / "shared" / "data"))
     parser.add_argument(
         "--datasets", nargs="*", help="default: every dataset of the config with local data; none: only --measured"
@@ -528,7 +650,7 @@ def main() -> None:
     missing = [d for d in args.measured if not Path(d).is_dir()]
     if missing:
         parser.error(f"--measured: no such folder: {', '.join(missing)}")
-    config = yaml.safe_load(Path(args.configfile).read_text())
+    config = layered(args.configfile)
     config["data"]["raw_data_dir"] = args.raw_dir
     config = validate_config(config, PACKAGED_SCHEMA)
 

@@ -1,4 +1,5 @@
-"""benchmarks/paper_grid_cost.py's arithmetic: the test batches it times and the training cost it predicts."""
+"""benchmarks/paper_grid_cost.py's arithmetic: the test batches it times, the training cost it predicts and the grid's
+wall time on N cores from its DAG."""
 
 import importlib.util
 import re
@@ -51,6 +52,59 @@ def test_predictions_are_raised_by_the_worst_measured_under_prediction_of_their_
     assert factors.at["analyze", "memory"] == pytest.approx(1.5) and factors.at["analyze", "time"] == pytest.approx(1.1)
     assert factors.loc["train"].tolist() == [1.0, 1.0]  # over-predicted: never lowered
     assert "memory x1.50" in cost.calibrated(factors.loc["analyze"]) and cost.calibrated(factors.loc["train"]) == ""
+
+
+def grid(cost, seconds: dict, priority: dict | None = None, threads: dict | None = None) -> dict:
+    priority, threads = priority or {}, threads or {}
+    return {n: cost.GridJob(n, s, threads.get(n, 1), priority.get(n, 0)) for n, s in seconds.items()}
+
+
+def test_a_chain_takes_its_length_whatever_the_cores(cost):
+    jobs, edges = grid(cost, {"a": 1.0, "b": 2.0, "c": 3.0}), [("a", "b"), ("b", "c")]
+    assert cost.schedule_wall(jobs, edges, cores=4) == 6.0  # not max(3, 6 / 4): each waits for the one before
+    assert cost.critical_path(jobs, edges) == (6.0, ["a", "b", "c"])
+
+
+def test_a_fan_out_wider_than_the_cores_runs_in_rounds(cost):
+    jobs = grid(cost, {"root": 1.0, **{f"leaf{i}": 2.0 for i in range(5)}})
+    edges = [("root", f"leaf{i}") for i in range(5)]
+    assert cost.schedule_wall(jobs, edges, cores=2) == 1.0 + 3 * 2.0  # five leaves on two cores: three rounds
+    assert cost.schedule_wall(jobs, edges, cores=5) == 3.0
+    assert cost.critical_path(jobs, edges)[0] == 3.0
+
+
+def test_priorities_start_the_long_chain_first(cost):
+    """Two cores; a short job a that a 10 s job b waits for, and two 5 s jobs c and d that nothing waits for. By cost
+    alone c and d start first and b ends at 16 s; with the chain's priority a starts at once and b ends at 11 s."""
+    seconds, edges = {"a": 1.0, "b": 10.0, "c": 5.0, "d": 5.0}, [("a", "b")]
+    assert cost.schedule_wall(grid(cost, seconds), edges, cores=2) == 16.0
+    assert cost.schedule_wall(grid(cost, seconds, priority={"a": 11, "b": 10}), edges, cores=2) == 11.0
+
+
+def test_a_job_waits_until_its_threads_are_free(cost):
+    jobs = grid(cost, {"wide": 3.0, "narrow": 1.0}, priority={"narrow": 1}, threads={"wide": 2})
+    assert cost.schedule_wall(jobs, [], cores=2) == 4.0  # narrow holds one of the two cores first
+    assert cost.schedule_wall(grid(cost, {"wide": 3.0}, threads={"wide": 8}), [], cores=2) == 3.0  # capped at the cores
+
+
+def test_the_default_config_dag_comes_from_snakemake(cost):
+    """The script's path: Snakemake's DAG of config/config.yaml (no job run), each job at its resources.tsv cost."""
+    import networkx
+
+    table = cost.ResourceTable.read(REPO / "workflow/resources.tsv")
+    jobs, edges = cost.grid_dag([str(REPO / "config/config.yaml")], table, cores=2)
+    graph = networkx.DiGraph(edges)
+    assert set(graph) <= set(jobs) and networkx.is_directed_acyclic_graph(graph)
+    rules = {j.rule for j in jobs.values()}
+    assert {"preprocess", "train", "analyze", "all"} <= rules
+    assert all(j.seconds > 0 for j in jobs.values() if j.rule in {"train", "analyze"})
+    assert jobs["all{}"].seconds == 0.0 and graph.out_degree("all{}") == 0 and graph.in_degree("all{}") > 0
+    assert any(jobs[a].rule == "train" and jobs[b].rule == "analyze" and jobs[a].dataset == jobs[b].dataset for a, b in edges)
+    trains = [j for j in jobs.values() if j.rule == "train"]
+    assert all(j.priority >= j.seconds > 0 for j in trains)  # the chain it starts, analyses included
+    total = sum(j.seconds for j in jobs.values())
+    wall, (path, _) = cost.schedule_wall(jobs, edges, cores=2), cost.critical_path(jobs, edges)
+    assert max(path, total / 2) <= wall <= total
 
 
 @pytest.mark.slow  # a real command (a whole-grid estimate, a fresh venv, a dry run, the example): not the edit loop
