@@ -1,7 +1,8 @@
 """Wiegreffe & Pinter (2019) jobs: the runs (uniform baseline, extra seeds, diagnostic MLPs with guide weights,
 the model-consistent adversary), each with the same stored outputs (wp/{dataset}/{variant}/seed{seed}[/lambda{lam}]/);
 the per-dataset analyses over them (seed and adversary variance, J&W's per-instance adversary, JSD/TVD points); and
-the tables and figures (`attnexp.report.wp`)."""
+the tables and figures (`attnexp.report.wp`). The jobs read and write the files; the analyses compute on what
+they read (`attnexp.analyses.wp`: seed_variance, jsd_tvd)."""
 
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def run_wp_adversary(*, inputs: Files, outputs: Files, settings: WPRunSettings, 
     model's initialisation (same seed, same word vectors)."""
     from attnexp.analyses.wp.consistent_adversary import AdversaryObjective, train_consistent_adversary
     from attnexp.analyses.wp.donors import read_donor
-    from attnexp.analyses.wp.runs import aggregate, divergences_from_base
+    from attnexp.analyses.wp.jsd_tvd import aggregate, divergences_from_base
     from attnexp.data.preprocess import read_preprocessed
     from attnexp.io import read_json, write_json
     from attnexp.models.device import set_threads
@@ -75,7 +76,7 @@ def run_wp_adversary(*, inputs: Files, outputs: Files, settings: WPRunSettings, 
     print(f"W&P adversary on {s.dataset}, seed {s.seed}, lambda {s.lam}")
     result = train_consistent_adversary(model, instances, base, resolved(s.fit), objective)
     write_wp_run(model, result, instances, config, outputs)
-    tvd, divergence = divergences_from_base(base_files, outputs, wp.tvd_binary)
+    tvd, divergence = divergences_from_base(read_test_outputs(base_files), read_test_outputs(outputs), wp.tvd_binary)
     metrics = {
         **read_json(outputs["metrics"]),
         "mean_tvd": aggregate(tvd, wp.report_aggregation),
@@ -114,12 +115,9 @@ def run_wp_jw_adversary(*, inputs: Files, outputs: Files, settings: WPAnalysisSe
 
 def run_wp_seed_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
     """seed_variance.parquet: every extra seed against the base seed, per test instance."""
-    from attnexp.analyses.wp.runs import variance_table
-    from attnexp.io import read_parquet
-
     runs = settings.runs
-    compared = [(read_parquet(f["test_predictions"]), read_parquet(f["test_attention"])) for f in runs["seeds"]]
-    variance_table(runs["base"], compared, outputs["seed_variance"], settings.wp.seed_plot_variant)
+    compared = [read_test_outputs(f) for f in runs["seeds"]]
+    write_variance_table(runs["base"], compared, outputs["seed_variance"], settings.wp.seed_plot_variant)
 
 
 def run_wp_adversary_variance(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
@@ -127,7 +125,6 @@ def run_wp_adversary_variance(*, inputs: Files, outputs: Files, settings: WPAnal
     instance."""
     import pandas as pd
 
-    from attnexp.analyses.wp.runs import variance_table
     from attnexp.io import read_parquet
 
     runs, variant = settings.runs, settings.wp.seed_plot_variant
@@ -139,7 +136,26 @@ def run_wp_adversary_variance(*, inputs: Files, outputs: Files, settings: WPAnal
         )
         for _, part in frame.groupby("run", sort=True)
     ]
-    variance_table(runs["base"], compared, outputs["adv_variance"], variant)
+    write_variance_table(runs["base"], compared, outputs["adv_variance"], variant)
+
+
+def read_test_outputs(run: Files) -> tuple:
+    """A W&P run's stored test outputs (paths.wp_run_files): its predictions and its attention, as DataFrames."""
+    from attnexp.io import read_parquet
+
+    return read_parquet(run["test_predictions"]), read_parquet(run["test_attention"])
+
+
+def write_variance_table(base: Files, compared: list[tuple], output, variant: str):
+    """The base run's test outputs against `compared` (predictions, attention) per test instance
+    (`analyses.wp.seed_variance.variance_table`), written to `output`."""
+    from attnexp.analyses.wp.seed_variance import variance_table
+    from attnexp.io import write_parquet
+
+    frame = variance_table(read_test_outputs(base), compared, variant)
+    write_parquet(output, frame)
+    print(f"{len(compared)} comparison run(s), {len(frame)} test instances: median attn_diff {frame.attn_diff.median():.4f}")
+    return frame
 
 
 # one script (wp_variance.py) for both rules: `call` runs the rule's own job
@@ -149,20 +165,20 @@ run_wp_variance = ByRule(wp_seed_variance=run_wp_seed_variance, wp_adversary_var
 def run_wp_jsd_tvd_points(*, inputs: Files, outputs: Files, settings: WPAnalysisSettings, threads: int = 1) -> None:
     """jsd_tvd_points.parquet for one dataset: every seed, the uniform model and each adversary (in the order of
     its lambda sweep) against the base."""
-    from attnexp.analyses.wp.runs import jsd_tvd_points
-    from attnexp.io import write_parquet
+    from attnexp.analyses.wp.jsd_tvd import jsd_tvd_points
+    from attnexp.io import read_json, read_parquet, write_parquet
 
     runs, wp = settings.runs, settings.wp
     points = jsd_tvd_points(
         settings.dataset,
-        runs["base"],
-        runs["seeds"],
-        runs["uniform"],
-        runs["adversaries"],
+        read_test_outputs(runs["base"]),
+        ((read_json(f["metrics"])["seed"], read_test_outputs(f)) for f in runs["seeds"]),  # read one run at a time
+        read_test_outputs(runs["uniform"]),
+        (read_test_outputs(f) for f in runs["adversaries"]),
         wp.lambdas_for(settings.dataset),
         wp.tvd_binary,
         wp.report_aggregation,
-        runs["jw_adversary"],
+        read_parquet(runs["jw_adversary"]) if runs["jw_adversary"] else None,
     )
     write_parquet(outputs["points"], points)
     print(f"{len(points)} points for {settings.dataset}")

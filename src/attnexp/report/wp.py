@@ -1,9 +1,9 @@
 """W&P tables and figures: the uniform baseline (Table 2), the diagnostic MLP (Table 4), the consistent adversary
 and its JSD/TVD points (§4), seed (or adversary) violin and scatter plots (§3.2) and the JSD-TVD plane (Fig. 3).
 
-Everything here reads what attnexp.analyses.wp wrote (run metrics, seed_variance / adv_variance / jsd_tvd_points
-parquet files) and only reshapes and draws it. Tables: CSV (full precision) + Markdown + LaTeX (rounded) through
-`attnexp.report.tables.write_table`; figures: PNG + PDF in the project style (`attnexp.report.style`).
+Everything here reads what the W&P jobs (attnexp.pipeline.wp) wrote (run metrics, seed_variance / adv_variance /
+jsd_tvd_points parquet files) and only reshapes and draws it. Tables: CSV (full precision) + Markdown + LaTeX
+(rounded) through `attnexp.report.tables.write_table`; figures: PNG + PDF in the project style (`attnexp.report.style`).
 """
 
 import math

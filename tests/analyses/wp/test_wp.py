@@ -381,37 +381,31 @@ def test_wp_base_model_equals_the_jw_lstm_tanh_model_with_the_same_vectors_and_s
 
 
 @pytest.mark.parametrize("tvd_binary, factor", [("full", 1.0), ("half", 0.5)])
-def test_jsd_tvd_points_apply_tvd_binary_to_every_point_the_jw_adversary_included(tmp_path, tvd_binary, factor):
+def test_jsd_tvd_points_apply_tvd_binary_to_every_point_the_jw_adversary_included(tvd_binary, factor):
     """W&P figure 3 quirk `wp.tvd_binary: half`: the J&W per-instance adversary's TVD is halved like the others'."""
-    from attnexp.analyses.wp.runs import jsd_tvd_points
+    from attnexp.analyses.wp.jsd_tvd import jsd_tvd_points
 
     ids, rng = ["a", "b", "c"], np.random.default_rng(0)
     base_p = np.array([0.9, 0.2, 0.6])
 
-    def run(name, p):
-        files = run_files(tmp_path / name)
-        write_parquet(files["test_predictions"], pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)}))
+    def run(p):
+        predictions = pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)})
         attention = [rng.dirichlet(np.ones(n)).tolist() for n in (2, 3, 4)]
-        write_parquet(files["test_attention"], pd.DataFrame({"instance_id": ids, "attention": attention}))
-        write_json(files["metrics"], {"seed": 1})
-        return files
+        return predictions, pd.DataFrame({"instance_id": ids, "attention": attention})
 
-    base, other = run("base", base_p), run("uniform", np.array([0.7, 0.4, 0.6]))
+    base, other = run(base_p), run(np.array([0.7, 0.4, 0.6]))
     adversarial_p = [[0.95, 0.15, 0.5], [0.8, 0.3, 0.65]]  # two runs
-    write_parquet(
-        tmp_path / "jw_adversary.parquet",
-        pd.DataFrame(
-            {
-                "instance_id": ids * 2,
-                "run": [0] * 3 + [1] * 3,
-                "emax_jsd": rng.random(6),
-                "emax_tvd": np.abs(np.ravel(adversarial_p) - np.tile(base_p, 2)),
-                "adversarial_output": [[1 - p, p] for p in np.ravel(adversarial_p)],
-                "original_output": [[1 - p, p] for p in np.tile(base_p, 2)],
-            }
-        ),
+    jw_adversary = pd.DataFrame(
+        {
+            "instance_id": ids * 2,
+            "run": [0] * 3 + [1] * 3,
+            "emax_jsd": rng.random(6),
+            "emax_tvd": np.abs(np.ravel(adversarial_p) - np.tile(base_p, 2)),
+            "adversarial_output": [[1 - p, p] for p in np.ravel(adversarial_p)],
+            "original_output": [[1 - p, p] for p in np.tile(base_p, 2)],
+        }
     )
-    points = jsd_tvd_points("d", base, [base], other, [], [], tvd_binary, "mean", tmp_path / "jw_adversary.parquet")
+    points = jsd_tvd_points("d", base, [(1, base)], other, [], [], tvd_binary, "mean", jw_adversary)
     by_model = points.set_index("model")
     expected = factor * np.mean([np.mean(np.abs(np.array(p) - base_p)) for p in adversarial_p])
     assert by_model.loc["jw_adversary", "tvd"] == pytest.approx(expected)
@@ -455,22 +449,23 @@ def test_the_epoch_time_benchmark_imports():
     assert callable(module.main)
 
 
-def test_adversary_variance_compares_the_sampled_instances_alone(tmp_path):
+def test_adversary_variance_compares_the_sampled_instances_alone():
     """With `analyses.test_sample`, J&W's adversary on the W&P base model covers a sample of the test split: the
     variance table compares those instances (in the base run's order) instead of failing on the others."""
-    from attnexp.analyses.wp.runs import variance_table
+    from attnexp.analyses.wp.seed_variance import variance_table
 
     ids, rng = ["a", "b", "c", "d"], np.random.default_rng(0)
-    base = run_files(tmp_path / "base")
     p = np.array([0.9, 0.2, 0.6, 0.3])
-    write_parquet(base["test_predictions"], pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)}))
     attention = [rng.dirichlet(np.ones(n)).tolist() for n in (2, 3, 4, 5)]
-    write_parquet(base["test_attention"], pd.DataFrame({"instance_id": ids, "attention": attention}))
+    base = (
+        pd.DataFrame({"instance_id": ids, "p": p, "pred_class": (p > 0.5).astype(int)}),
+        pd.DataFrame({"instance_id": ids, "attention": attention}),
+    )
     sampled = ["d", "b"]  # the adversary's rows, in another order
     compared = (
         pd.DataFrame({"instance_id": sampled, "p": [0.5, 0.5]}),
         pd.DataFrame({"instance_id": sampled, "attention": [attention[3][::-1], attention[1][::-1]]}),
     )
-    frame = variance_table(base, [compared], tmp_path / "adv_variance.parquet", "script")
+    frame = variance_table(base, [compared], "script")
     assert list(frame["instance_id"]) == ["b", "d"]
     assert frame["y_diff"].to_numpy() == pytest.approx([0.3, 0.2])

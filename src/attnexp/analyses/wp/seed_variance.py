@@ -10,6 +10,8 @@ from attnexp.analyses.divergences import jsd
 
 VARIANTS = ("script", "notebook")
 
+RunOutputs = tuple[pd.DataFrame, pd.DataFrame]  # a run's stored test predictions (instance_id, p) and attention
+
 
 def attention_matrix(attention: pd.DataFrame, ids: list[str]) -> np.ndarray:
     """Stored per-instance attention (instance_id, attention) as a zero-padded [N, L] array in the order of `ids`."""
@@ -52,3 +54,20 @@ def seed_variance(
             "class": np.round(base_p).astype(int),
         }
     )
+
+
+def variance_table(base: RunOutputs, comparisons: list[RunOutputs], variant: str) -> pd.DataFrame:
+    """Per test instance (`seed_variance` with `instance_id` first), the base run's outputs against
+    `comparisons` (predictions, attention), on the instances every comparison covers (all the test split; J&W's
+    adversary runs: the analysed sample, `analyses.test_sample`), in the base run's order."""
+    base_predictions, base_attention = base
+    covered = set.intersection(*(set(predictions["instance_id"]) for predictions, _ in comparisons))
+    ids = [i for i in base_predictions["instance_id"] if i in covered]
+    other_p = np.stack([probabilities(predictions, ids) for predictions, _ in comparisons])
+    matrices = [attention_matrix(base_attention, ids)]
+    matrices += [attention_matrix(attention, ids) for _, attention in comparisons]
+    width = max(m.shape[1] for m in matrices)
+    matrices = [np.pad(m, ((0, 0), (0, width - m.shape[1]))) for m in matrices]
+    frame = seed_variance(probabilities(base_predictions, ids), matrices[0], other_p, np.stack(matrices[1:]), variant)
+    frame.insert(0, "instance_id", ids)
+    return frame
