@@ -318,11 +318,12 @@ class HFClassifier(WidthHead):
             attention._attnexp_cls_rows = flat[part]
             attention._attnexp_query = query[part]
             sequences, lengths_part = tokens[part], lengths[part]
-            inputs = None if fed is None else fed[index[part]]
-            if alone:
+            if alone:  # q's token, state and attention output alone: a sequence of one
                 attention._attnexp_output = mixed[part]
                 sequences = sequences.gather(1, query[part, None])
                 inputs, lengths_part = kept[index[part], query[part]][:, None], torch.ones_like(lengths_part)
+            else:
+                inputs = None if fed is None else fed[index[part]]
             try:
                 with self._last_layer_only() if from_last else nullcontext():
                     raw = self._run(sequences, lengths_part, inputs, False, self.last_fed if from_last else None).logits
