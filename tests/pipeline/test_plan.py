@@ -123,6 +123,23 @@ def test_each_az_run_names_the_model_read_and_the_gradient_its_tables_show(tmp_p
     assert (tied[0]["model"], tied[0]["gradient"]) == ("transformer-tiedcls", "grad_l2")
 
 
+def test_the_comparison_reads_the_generated_agreement_runs_and_their_model_config():
+    """Issue 38 §4: syn_agreement stands for A&Z's Linzen corpus, so the comparison reads its A&Z summary and the
+    Transformer's config.yaml (its size), and the page that run's code version; generated data of the other papers
+    is still compared with nothing."""
+    plan = Plan.from_config(embedded())
+    runs = plan.paper_comparison_runs()
+    assert runs["jw_models"] == [] and runs["wp_runs"] == []
+    config = paths.model_files("syn_agreement", names.TRANSFORMER_ENCODER, names.TRANSFORMER_ATTENTION, 0)["config"]
+    assert [(r["dataset"], r["seed"], r["config"]) for r in runs["az_runs"]] == [("syn_agreement", 0, config)]
+    assert runs["az_runs"][0]["summary"] == paths.az_files("syn_agreement", 0)["summary"]
+    assert {runs["az_runs"][0]["summary"], config} <= set(plan.paper_comparison_inputs())
+    assert plan.comparison_page_inputs()["configs"] == [config]
+    assert list(runs["metas"]) == ["syn_agreement"]
+    tied = Plan.from_config(default_config(az={"tied_cls_attention": True})).paper_comparison_runs()["az_runs"]
+    assert tied[0]["config"] == paths.model_files("syn_agreement", "transformer", names.TRANSFORMER_TIED_ATTENTION, 0)["config"]
+
+
 def test_a_narrowed_grid_narrows_every_stage(tmp_path):
     """Issue 23 item 8: `--config datasets='[x]'` runs x alone; W&P and Hugging Face lists follow `datasets`, A&Z keeps
     its own agreement task; `stage_datasets: as_listed` keeps each stage's list."""

@@ -117,7 +117,7 @@ def test_a_changed_key_reaches_exactly_the_jobs_that_read_it():
     changes = {
         "analyses": ({"ig_steps": 7}, {"analyze", "wp_jw_adversary"}),
         "figures": ({"dpi": 99}, {"dataset_figures", "az_figure"}),
-        "az": ({"gradient": other_gradient()}, {"az", "az_tables", "az_figure"}),
+        "az": ({"gradient": other_gradient()}, {"az", "az_tables", "az_figure", "comparison"}),  # syn_agreement's rows
         "preprocessing": ({"implicit_extremes": True}, {"preprocess"}),
     }
     for section, (value, readers) in changes.items():

@@ -71,7 +71,14 @@ def test_a_row_without_a_source_or_number_is_rejected():
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("sst", "sst"), ("agnews_testonly", "agnews"), ("babi3_1k", "babi3"), ("snli_devtrain", "snli"), ("syn_sentiment", None)],
+    [
+        ("sst", "sst"),
+        ("agnews_testonly", "agnews"),
+        ("babi3_1k", "babi3"),
+        ("snli_devtrain", "snli"),
+        ("syn_sentiment", None),
+        ("syn_agreement", "linzen_agreement"),  # the generated substitute of A&Z's corpus
+    ],
 )
 def test_a_fallback_dataset_stands_for_the_one_it_replaces(name, expected):
     assert published_values_file.paper_dataset(name, PAPER_DATASETS) == expected
@@ -80,6 +87,13 @@ def test_a_fallback_dataset_stands_for_the_one_it_replaces(name, expected):
 def test_a_grid_of_generated_data_compares_nothing():
     assert published_values_file.compared(["syn_sentiment", "syn_nli", "syn_babi1"], "jw") == {}
     assert published_values_file.compared(["sst", "syn_nli"], "wp") == {"sst": ["lstm-tanh", "lstm-uniform"]}
+
+
+def test_the_generated_agreement_task_is_compared_with_a_and_z_alone():
+    """syn_agreement stands for A&Z's Linzen corpus (registry `stands_for`), in no other paper's comparison."""
+    assert published_values_file.compared(["syn_agreement"], "az") == {"syn_agreement": ["transformer-self"]}
+    assert published_values_file.compared(["syn_agreement"], "jw") == {}
+    assert published_values_file.paper_dataset("syn_agreement", ["sst", "agnews"]) is None
 
 
 @pytest.fixture(scope="module")
@@ -242,3 +256,71 @@ def test_az_rows_name_the_model_read_and_the_gradient_measured():
     assert table.loc["Table 2", "ours"] == 0.5  # grad_x_input, not grad_l2
     assert "transformer-tiedcls instead of the paper's transformer-self" in table.loc["Table 1", "reason"]
     assert "gradient × input" in table.loc["Table 2", "reason"] and "gradient" not in table.loc["Table 1", "reason"]
+
+
+def agreement_summary(n: int) -> pd.DataFrame:
+    """An A&Z correlation summary of `n` examples per row (layer 2 pools layers 1-2, as cumulative_layer_lists)."""
+    return pd.DataFrame(
+        [
+            {"task": "syn_agreement", "method": m, "importance": i, "layer": layer, "mean": 0.2, "std": 0.1, "n": n * layer}
+            for m in ("raw", "flow")
+            for i in ("blankout", "grad_x_input")
+            for layer in (1, 2)
+        ]
+    )
+
+
+def test_az_rows_on_the_generated_task_say_how_task_model_and_sample_differ():
+    """Issue 38 §4: A&Z's rows from syn_agreement join the paper's Linzen rows, each naming the generated data in
+    place of the corpus (not "fallback dataset ...: a substitute"), a Transformer smaller than the paper's and the
+    number of examples correlated; a run at the paper's size and sample names neither."""
+    meta = {"syn_agreement": {"task": "bc", "classes": ["0", "1"], "comparable": False, "note": ""}}
+    small = {"az": {"model": {"n_layers": 2, "n_heads": 2, "width": 16, "dropout": 0.1}}}
+    paper = {"az": {"model": {"n_layers": 6, "n_heads": 8, "width": 128, "dropout": 0.1}}}
+    runs = [
+        {
+            "dataset": "syn_agreement",
+            "seed": 0,
+            "summary": agreement_summary(20),
+            "model": "transformer-self",
+            "gradient": "grad_x_input",
+            "config": small,
+        },
+    ]
+    table = comparison.comparison(comparison.az_per_seed(runs, meta), comparison.published_values(), BOOTSTRAP)
+    assert len(table) == 2 * 2 * 2 * 2  # raw and flow, layers 1-2, mean and std, Tables 1 and 2
+    assert set(table["paper_dataset"]) == {"linzen_agreement"} and set(table["dataset"]) == {"syn_agreement"}
+    assert set(table["model"]) == {"transformer-self"} and set(table["table"]) == {"Table 1", "Table 2"}
+    reasons = set(table["reason"].str.split(comparison.REASON_SEPARATOR).explode())
+    assert (
+        "generated data syn_agreement instead of the paper's linzen_agreement: Linzen et al. (2016) agreement corpus"
+        in " ".join(reasons)
+    )
+    assert "a Transformer of 2 layers, 2 heads, width 16 (paper: 6 layers, 8 heads, width 128)" in reasons
+    assert "correlations over 20 test examples (paper: 2000)" in reasons  # layer 1's count, not layer 2's pooled 40
+    assert not any(r.startswith("fallback dataset") for r in reasons)
+    at_paper = [{**runs[0], "summary": agreement_summary(2000).assign(n=2000), "config": paper}]
+    reasons = set(
+        comparison.comparison(comparison.az_per_seed(at_paper, meta), comparison.published_values(), BOOTSTRAP)["reason"]
+    )
+    assert not any("Transformer of" in r or "test examples" in r for r in reasons) and all("generated data" in r for r in reasons)
+
+
+def test_w_and_p_table_2_rows_are_the_base_and_uniform_runs_of_each_dataset():
+    """W&P's base run stands for the paper's reproduced BiLSTM-tanh, the uniform run for its uniform model, on every
+    dataset of the published file that ran; one run each, selected on dev, from random vectors."""
+    runs = [
+        {"dataset": d, "variant": v, "seed": 10, "metrics": {"f1_positive": 0.5}, "config": run_config()}
+        for d in ("sst", "imdb", "20news")
+        for v in ("base", "uniform")
+    ]
+    metas = {d: {"task": "bc", "classes": ["0", "1"], "comparable": True} for d in ("sst", "imdb", "20news")}
+    table = comparison.comparison(comparison.wp_per_seed(runs, metas), comparison.published_values(), BOOTSTRAP)
+    assert len(table) == 6 and set(table["paper"]) == {"wp"} and set(table["table"]) == {"Table 2"}
+    assert {(r.dataset, r.model) for r in table.itertuples()} == {
+        (d, m) for d in ("sst", "imdb", "20news") for m in ("lstm-tanh", "lstm-uniform")
+    }
+    assert set(table["measure"]) == {"f1_positive"} and set(table["n_seeds"]) == {1}
+    for reason in table["reason"]:
+        assert "random instead of pretrained embeddings (paper: fasttext_simple)" in reason
+        assert "model selected on dev (paper: test set)" in reason and "seeds" not in reason

@@ -188,3 +188,33 @@ def test_an_empty_comparison_still_says_what_made_it(tmp_path):
 @pytest.mark.parametrize(("sample", "expected"), [({"n": None, "seed": 0}, None), ({"n": 300, "seed": 4}, (300, 4))])
 def test_the_test_sample_setting_is_read(sample, expected):
     assert analysed_sample({"test_sample": sample}) == expected
+
+
+def test_the_page_lists_each_stages_datasets_and_flags_a_generated_substitute(tmp_path):
+    """Issue 38 §4: the W&P and A&Z datasets join the J&W grid's in "Datasets the grid ran"; the generated agreement
+    task, standing for A&Z's Linzen corpus, is flagged generated (not a fallback), with its A&Z section."""
+    summary = pd.DataFrame(
+        [{"task": "syn_agreement", "method": "flow", "importance": "blankout", "layer": 1, "mean": 0.3, "std": 0.1, "n": 20}]
+    )
+    runs = [{"dataset": "syn_agreement", "seed": 0, "summary": summary, "model": "transformer-self", "gradient": "grad_x_input"}]
+    meta = {
+        "dataset": "syn_agreement",
+        "task": "bc",
+        "classes": ["0", "1"],
+        "comparable": False,
+        "note": "",
+        "sizes": {"test": 20},
+    }
+    table = comparison.comparison(comparison.az_per_seed(runs, {"syn_agreement": meta}), comparison.published_values())
+    write_csv(tmp_path / "az.csv", table)
+    stages = replace(PROVENANCE, stage_datasets={"wp": ["sst", "imdb"], "az": ["syn_agreement"]})
+    page = render(read_comparison(tmp_path / "az.csv"), metas={"syn_agreement": meta}, provenance=stages)
+    assert "- Datasets the grid ran: sst, agnews_testonly; W&P: sst, imdb; A&Z: syn_agreement." in page
+    assert "## Abnar & Zuidema 2020" in page and "## Jain & Wallace 2019" not in page
+    rows = rows_of(page, "Abnar & Zuidema 2020")
+    assert len(rows) == 2 and {r[1] for r in rows} == {"syn_agreement"} and {r[2] for r in rows} == {"transformer-self"}
+    assert {row[0]: row[1:3] for row in rows_of(page, "Datasets")}["syn_agreement"] == ["linzen_agreement", "**no** (generated)"]
+    assert any(
+        t.startswith("generated data syn_agreement instead of the paper's linzen_agreement") for t in reasons_of(page).values()
+    )
+    assert "Datasets the grid ran: none." in render(read_comparison(tmp_path / "az.csv"), metas={}, provenance=Provenance())

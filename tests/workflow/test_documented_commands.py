@@ -273,3 +273,25 @@ def test_the_one_dataset_command_runs_that_dataset_alone():
     assert counts["wp_train"] == per_dataset and counts["wp_seed_variance"] == 1
     grid = len(paper["encoders"]) * len(paper["attentions"]) * len(paper["seeds"])
     assert counts["train"] == grid
+
+
+def test_the_results_page_runs_only_what_its_tables_need():
+    """Issue 38 §4: config/results_page.yaml's target, the results page, trains W&P's base and uniform runs on SST,
+    IMDB and 20 News (Table 2) and no adversary, seed run or diagnostic MLP; J&W on SST alone (random init and
+    GloVe 6B 50-d), the A&Z Transformer on its generated agreement task."""
+    if shared_data_dir() is None:
+        pytest.skip("the real datasets (../shared/data) are not available")
+    page = "results/tables/comparison/paper-comparison.md"
+    header = _header_commands(REPO / "config/results_page.yaml")
+    assert header == [f"snakemake --cores all {page} --configfile config/paper.yaml config/results_page.yaml"]
+    command = [sys.executable, "-m", "snakemake", page, "-n", "--forceall", "--quiet", "host"]  # the target first:
+    command += ["--configfile", "config/paper.yaml", "config/results_page.yaml"]  # --quiet and --configfile take lists
+    result = subprocess.run(command, cwd=REPO, env=local_env(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = job_counts(result.stdout)
+    assert counts["wp_train"] == 3 * 2 and set(re.findall(r"variant=(\w+)", result.stdout)) == {"base", "uniform"}
+    assert not {"wp_adversary", "wp_jw_adversary", "wp_seed_variance"} & set(counts)
+    assert counts["train"] == 2 * 2 * 3 and counts["analyze"] == counts["train"]  # sst, sst_glove6b50d x lstm, average x 3 seeds
+    assert counts["train_transformer"] == counts["az_analyse"] == 1
+    assert set(re.findall(r"dataset=(\w+)", result.stdout)) == {"sst", "sst_glove6b50d", "imdb", "20news", "syn_agreement"}
+    assert counts["paper_comparison"] == counts["paper_comparison_page"] == 1

@@ -78,6 +78,7 @@ class DatasetSpec:
     embeddings: str | None = None  # key of `data.embeddings` with the paper's pretrained vectors
     synthetic: str | None = None  # generator family for the embedded offline data
     comparable: bool = True  # False for substitutes that the papers' numbers do not describe
+    stands_for: str | None = None  # the paper's dataset a generated substitute is compared with (labelled as such)
     note: str = ""  # why a variant is not comparable, or what a user must supply
     tokenizer: str = "spacy"  # the text recipe of `tokenize.TOKENIZERS` the reader applies (the API reuses it)
     extra: dict = field(default_factory=dict)
@@ -430,6 +431,7 @@ register(
         batch_size=32,
         synthetic="agreement",
         comparable=False,
+        stands_for="linzen_agreement",
     )
 )
 register(

@@ -49,6 +49,7 @@ def run_paper_comparison_page(*, inputs: Files, outputs: Files, settings: Compar
         replace_workflow_config=settings.replace_workflow_config,
         snakefile=settings.snakefile,
         datasets=settings.datasets,
+        stage_datasets=settings.stage_datasets,
         config_changes=settings.config_changes,
         code=code_version(),
     )

@@ -683,8 +683,9 @@ def config_changes(config: Config) -> dict:
 @dataclass(frozen=True)
 class ComparisonPageSettings(JobSettings):
     """The comparison's results page: what made it (the run's config files, `--config` values and whether they
-    replace the workflow's config file, its Snakefile, the datasets the grid ran, the config as it differs from the
-    schema's defaults) and the J&W analyses' section, whose test sample the page names. Fixed by the rule:
+    replace the workflow's config file, its Snakefile, the datasets the grid ran, W&P's and A&Z's
+    (`stage_datasets`), the config as it differs from the schema's defaults) and the J&W analyses' section, whose
+    test sample the page names. Fixed by the rule:
     `configfiles` and `snakefile` relative to the working directory, so that a moved project does not rerun the
     page; not the whole command line, whose other options (--cores, ...) would rerun it for nothing."""
 
@@ -697,6 +698,7 @@ class ComparisonPageSettings(JobSettings):
     datasets: tuple
     config_changes: dict
     analyses: dict
+    stage_datasets: dict
 
     @classmethod
     def from_plan(
@@ -716,4 +718,5 @@ class ComparisonPageSettings(JobSettings):
             datasets=tuple(plan.datasets),
             config_changes=config_changes(config),
             analyses=json.loads(json.dumps(config["analyses"])),
+            stage_datasets={"wp": list(plan.wp_datasets), "az": list(plan.az_datasets)},
         )

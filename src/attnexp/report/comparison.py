@@ -34,6 +34,8 @@ PAPER_NAMES = {"jw": "Jain & Wallace 2019", "wp": "Wiegreffe & Pinter 2019", "az
 PAPER_SELECTION = {"jw": "test", "wp": "test"}  # the split the published runs selected their checkpoint on
 JW_PAIRS = {"attn_grad": "tau_attn_grad", "attn_loo": "tau_attn_loo"}  # kendall.parquet pair -> measure
 AZ_PAPER_MODEL = "transformer-self"  # A&Z's Transformer: standard GPT-2 blocks
+AZ_PAPER_SIZE = {"n_layers": 6, "n_heads": 8, "width": 128}  # its size (A&Z §2.1; spec abnar-zuidema.md §2.1)
+AZ_PAPER_EXAMPLES = 2000  # the test examples its Tables 1-2 average over (their captions)
 MEASURE_NAMES = {
     "test_performance": "test performance",
     "tau_attn_grad": "τ(attention, gradient)",
@@ -162,16 +164,37 @@ def wp_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping]) -> pd.Dat
     )
 
 
+def transformer_size(config: Mapping) -> str:
+    """A Transformer run's size as "L layers, H heads, width W" where it differs from the paper's (`AZ_PAPER_SIZE`),
+    "" where it is the paper's or its config.yaml does not record it (`az.model`)."""
+    model = (config.get("az") or {}).get("model") or {}
+    size = {key: model.get(key) for key in AZ_PAPER_SIZE}
+    if None in size.values() or size == AZ_PAPER_SIZE:
+        return ""
+    return f"{size['n_layers']} layers, {size['n_heads']} heads, width {size['width']}"
+
+
+def correlated_examples(summary: pd.DataFrame) -> str:
+    """How many test examples a run's correlations average over where that is not the paper's `AZ_PAPER_EXAMPLES`
+    (the most of its first layer's rows: later layers pool the ones below under `az.cumulative_layer_lists`); ""
+    where it is the paper's or the summary has no `n`."""
+    if "n" not in summary or summary.empty:
+        return ""
+    examples = int(summary.loc[summary["layer"] == summary["layer"].min(), "n"].max())
+    return "" if examples == AZ_PAPER_EXAMPLES else str(examples)
+
+
 def az_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
     """A&Z Tables 1-2: mean and std over examples of Spearman's ρ per method and layer, from each run's summary.
 
     `runs`: dataset, seed, `summary` (the frame of correlation_summary.csv), `model` (the Transformer read:
-    transformer-self or transformer-tiedcls) and `gradient` (the input-gradient measure the run reports; Table 2's
-    rows)."""
+    transformer-self or transformer-tiedcls), `gradient` (the input-gradient measure the run reports; Table 2's
+    rows) and optionally `config` (the model's config.yaml as a dict: its size)."""
     rows = []
     for r in runs:
         meta = (metas or {}).get(r["dataset"], {})
         summary, gradient = r["summary"], r.get("gradient", "grad")
+        size, examples = transformer_size(r.get("config") or {}), correlated_examples(summary)
         measures = {"blankout": "spearman_blankout", gradient: "spearman_grad"}  # importance -> published measure
         for s in summary[summary["importance"].isin(list(measures))].itertuples():
             for statistic in ("mean", "std"):
@@ -193,6 +216,8 @@ def az_per_seed(runs: Sequence[Mapping], metas: Mapping[str, Mapping] | None = N
                         "width": "",
                         "selection": "",
                         "fallback": "" if meta.get("comparable", True) else (meta.get("note") or "a substitute"),
+                        "size": size,
+                        "examples": examples,
                     }
                 )
     return pd.DataFrame(rows)
@@ -222,16 +247,33 @@ def reason(
     vectors: set[str] = frozenset(),
     widths: set[str] = frozenset(),
     paper_dataset: str = "",
+    size: str = "",
+    examples: str = "",
 ) -> str:
     """Why our setting differs from the paper's, "" where it does not (as far as the run files tell): the reasons
     joined by REASON_SEPARATOR, which none of them contains (the results page numbers them one by one); `sample`:
     "n of N" test instances analysed (`analyses.test_sample`); `vectors`: the runs' vector labels, `widths` their
-    embedding widths, compared with the paper's dataset (`paper_dataset`, default `dataset`)."""
+    embedding widths, compared with the paper's dataset (`paper_dataset`, default `dataset`); a generated substitute
+    (its registry `stands_for`) is named as such; A&Z's `size` (`transformer_size`) and `examples`
+    (`correlated_examples`): where the Transformer and the examples correlated are not the paper's."""
     reasons = []
-    if fallback:
+    spec = DATASETS.get(dataset)
+    stands_for = spec.stands_for if spec is not None else None
+    if stands_for and stands_for == (paper_dataset or stands_for):
+        about = DATASETS[stands_for].description if stands_for in DATASETS else stands_for
+        reasons.append(f"generated data {dataset} instead of the paper's {stands_for}: {about}".replace(REASON_SEPARATOR, ", "))
+    elif fallback:
         reasons.append(f"fallback dataset {dataset}: {fallback.replace(REASON_SEPARATOR, ', ')}")
     if paper_model and model != paper_model:
         reasons.append(f"model {model} instead of the paper's {paper_model}")
+    if size:
+        paper_size = AZ_PAPER_SIZE
+        reasons.append(
+            f"a Transformer of {size} (paper: {paper_size['n_layers']} layers, {paper_size['n_heads']} heads, "
+            f"width {paper_size['width']})"
+        )
+    if examples:
+        reasons.append(f"correlations over {examples} test examples (paper: {AZ_PAPER_EXAMPLES})")
     if measured_as:
         reasons.append(GRADIENT_REASONS.get(measured_as, f"measured as {measured_as}"))
     paper_vectors = get_dataset(dataset).embeddings if dataset in DATASETS else None
@@ -269,7 +311,7 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
         paper_dataset=[paper_dataset(d, names) for d in per_seed["dataset"]],
         paper_model=paper_model,
         measured_as=measured_as,
-        sample=per_seed["sample"].fillna("") if "sample" in per_seed else "",
+        **{c: per_seed[c].fillna("") if c in per_seed else "" for c in ("sample", "size", "examples")},
     )
     renamed = {"dataset": "paper_dataset", "model": "paper_model"}
     keys = [renamed.get(k, k) for k in KEYS]
@@ -313,6 +355,8 @@ def comparison(per_seed: pd.DataFrame, published: pd.DataFrame, bootstrap_option
                     {vector},
                     set(group["width"]),
                     first["paper_dataset"],
+                    first["size"],
+                    first["examples"],
                 ),
             }
         )
@@ -377,7 +421,8 @@ def build_paper_comparison(
     """paper_comparison.{csv,md,tex} from the run files of the compared datasets.
 
     `metas`: dataset -> meta.json; `jw_models`: dataset, encoder, attention, seed, metrics, config and (optional)
-    kendall paths; `wp_runs`: dataset, variant, seed, metrics, config paths; `az_runs`: dataset, seed, summary path.
+    kendall paths; `wp_runs`: dataset, variant, seed, metrics, config paths; `az_runs`: dataset, seed, summary and
+    (optional) the model's config path.
     Every list may be empty (a grid without the papers' datasets): the table then has its columns and no rows."""
     loaded = {dataset: read_json(path) for dataset, path in metas.items()}
     jw = [
@@ -392,7 +437,7 @@ def build_paper_comparison(
         for m in jw_models
     ]
     wp = [{**r, "metrics": read_json(r["metrics"]), "config": _read_yaml(r["config"])} for r in wp_runs]
-    az = [{**r, "summary": read_csv(r["summary"])} for r in az_runs]
+    az = [{**r, "summary": read_csv(r["summary"]), "config": _read_yaml(r["config"]) if r.get("config") else {}} for r in az_runs]
     parts = [p for p in (jw_per_seed(jw, loaded, nan_policy), wp_per_seed(wp, loaded), az_per_seed(az, loaded)) if not p.empty]
     per_seed = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     table = comparison(per_seed, published_values(), bootstrap_options)

@@ -17,6 +17,7 @@ import pandas as pd
 import yaml
 
 from attnexp import paths
+from attnexp.datasets import DATASETS
 from attnexp.io import read_csv, read_json, read_yaml, write_text
 from attnexp.report.comparison import COLUMNS, PAPER_NAMES, REASON_SEPARATOR, comparison_display
 from attnexp.report.published import PUBLISHED_VALUES
@@ -34,6 +35,7 @@ INTRO = (
 )
 
 
+STAGE_LABELS = {"wp": "W&P", "az": "A&Z"}  # the stages whose datasets the page lists after the J&W grid's
 WORKFLOW_CONFIG = "config/config.yaml"  # the workflow's own config file (workflow/Snakefile), under every --configfile
 
 
@@ -41,14 +43,15 @@ WORKFLOW_CONFIG = "config/config.yaml"  # the workflow's own config file (workfl
 class Provenance:
     """What made the page: the command's config files (`--configfile`, over the workflow's own unless
     `replace_workflow_config`) and `--config` values, the Snakefile (relative; "Snakefile" when the project root's),
-    the datasets the grid ran, the config as it differs from the schema's defaults, and the code that rendered the
-    page (`attnexp.provenance.code_version`)."""
+    the datasets the grid ran (`datasets`; W&P's and A&Z's in `stage_datasets`, by paper key), the config as it
+    differs from the schema's defaults, and the code that rendered the page (`attnexp.provenance.code_version`)."""
 
     configfiles: tuple = ()
     config_args: tuple = ()
     replace_workflow_config: bool = False
     snakefile: str = "Snakefile"
     datasets: tuple = ()
+    stage_datasets: Mapping | None = None
     config_changes: Mapping | None = None
     code: Mapping | None = None
 
@@ -100,6 +103,14 @@ def paper_tables(table: pd.DataFrame, reasons: Sequence[Sequence[str]], numbers:
     return "\n\n".join(sections)
 
 
+def datasets_line(provenance: Provenance) -> str:
+    """The datasets the grid ran: the J&W grid's, then W&P's and A&Z's where they run any ("none" without any)."""
+    parts = [", ".join(provenance.datasets)] if provenance.datasets else []
+    stages = provenance.stage_datasets or {}
+    parts += [f"{label}: {', '.join(stages[p])}" for p, label in STAGE_LABELS.items() if stages.get(p)]
+    return "; ".join(parts) or "none"
+
+
 def dataset_table(table: pd.DataFrame, metas: Mapping[str, Mapping], test_sample: tuple | None = None) -> str:
     """The compared datasets: which published dataset each stands for, whether it is comparable (`comparable` in
     its meta.json; a fallback variant is not), its test instances (and the analyses' sample), and its note."""
@@ -110,7 +121,8 @@ def dataset_table(table: pd.DataFrame, metas: Mapping[str, Mapping], test_sample
         tested = "–" if size is None else str(size)
         if test_sample and size is not None and test_sample[0] < size:
             tested += f" (J&W analyses: {test_sample[0]})"
-        flag = "**no** (fallback)" if dataset != paper_dataset else "**no**"
+        generated = DATASETS[dataset].synthetic is not None if dataset in DATASETS else False
+        flag = "**no**" if dataset == paper_dataset else "**no** (generated)" if generated else "**no** (fallback)"
         rows.append(
             {
                 "Dataset": dataset,
@@ -170,7 +182,7 @@ def render(
         "",
         f"- Command: `{this}`; options that do not change results (e.g. `--cores`) are not recorded.",
         f"- Config: {config}, each over the ones before; every other key at its schema default.",
-        f"- Datasets the grid ran: {', '.join(provenance.datasets) or 'none'}.",
+        f"- Datasets the grid ran: {datasets_line(provenance)}.",
         f"- Code of the compared runs and datasets: {code_line(run_versions)}.",
         f"- Code of this page: {code_line([provenance.code] if provenance.code else [])}.",
         "- The config, as far as it differs from the schema's defaults:",

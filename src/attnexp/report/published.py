@@ -18,10 +18,13 @@ def published_rows() -> list[dict[str, str]]:
 
 
 def paper_dataset(name: str, published: Sequence[str], specs: Mapping[str, DatasetSpec] = DATASETS) -> str | None:
-    """The published dataset a grid dataset stands for: itself, or for a fallback variant (agnews_testonly,
-    babi3_1k, snli_devtrain) the dataset it replaces; None for generated data and datasets the papers lack (or
-    `specs`, default the built-in registry, lacks)."""
+    """The published dataset a grid dataset stands for: itself, for a fallback variant (agnews_testonly, babi3_1k,
+    snli_devtrain) the dataset it replaces, for a generated substitute its `stands_for` (syn_agreement: A&Z's
+    linzen_agreement); None for other generated data and datasets the papers lack (or `specs`, default the built-in
+    registry, lacks)."""
     spec = specs.get(name)
+    if spec is not None and spec.stands_for is not None:
+        return spec.stands_for if spec.stands_for in published else None
     if spec is None or spec.synthetic is not None:
         return None
     if name in published:
@@ -31,8 +34,8 @@ def paper_dataset(name: str, published: Sequence[str], specs: Mapping[str, Datas
 
 def compared(datasets: Sequence[str], paper: str, specs: Mapping[str, DatasetSpec] = DATASETS) -> dict[str, list[str]]:
     """Grid dataset -> the models ("encoder-attention") with published values of `paper` on it; datasets without any
-    are left out, so that a grid of generated data compares nothing and needs no input. `specs`: the datasets the
-    grid knows (default: the built-in registry)."""
+    are left out, so that generated data compares nothing and needs no input, unless it stands for a paper's dataset
+    (`paper_dataset`). `specs`: the datasets the grid knows (default: the built-in registry)."""
     rows = [row for row in published_rows() if row["paper"] == paper]
     names = list(dict.fromkeys(row["dataset"] for row in rows))
     found = {}

@@ -73,7 +73,14 @@ class ReportPlan:
         ]
         az = compared(core.az_datasets, "az", core.specs)
         keys = ("dataset", "seed", "model", "gradient", "summary")
-        az_runs = [{k: r[k] for k in keys} for r in self.az.az_runs() if r["dataset"] in az]
+        az_runs = [
+            {
+                **{k: r[k] for k in keys},
+                "config": paths.model_files(r["dataset"], names.TRANSFORMER_ENCODER, core.az_attention, r["seed"])["config"],
+            }
+            for r in self.az.az_runs()
+            if r["dataset"] in az
+        ]
         datasets = sorted({r["dataset"] for r in [*jw_models, *wp_runs, *az_runs]})
         metas = {d: paths.preprocessed_files(d)["meta"] for d in datasets}
         return {"metas": metas, "jw_models": jw_models, "wp_runs": wp_runs, "az_runs": az_runs}
@@ -83,13 +90,13 @@ class ReportPlan:
         files = list(runs["metas"].values())
         for kind, keys in (("jw_models", ("metrics", "config", "kendall")), ("wp_runs", ("metrics", "config"))):
             files += [run[k] for run in runs[kind] for k in keys]
-        return files + [run["summary"] for run in runs["az_runs"]]
+        return files + [run[k] for run in runs["az_runs"] for k in ("summary", "config")]
 
     def comparison_page_inputs(self) -> dict:
         """The results page's inputs: the comparison CSV, the compared datasets' meta.json and the compared runs'
         config.yaml (the code versions they recorded)."""
         runs = self.paper_comparison_runs()
-        configs = [run["config"] for kind in ("jw_models", "wp_runs") for run in runs[kind]]
+        configs = [run["config"] for kind in ("jw_models", "wp_runs", "az_runs") for run in runs[kind]]
         return {"table": paths.paper_comparison_files()["csv"], "metas": list(runs["metas"].values()), "configs": configs}
 
     def comparison_targets(self) -> list[str]:
