@@ -63,6 +63,36 @@ def test_decode_and_gradients_are_the_models_own(tiny):
     assert not torch.allclose(held, direct)
 
 
+@pytest.mark.parametrize("kind", ["bert", "distilbert", "roberta", "llama"])
+def test_the_held_attention_runs_in_one_pass_with_the_two_pass_logits_and_gradient(kind, tmp_path):
+    """Issue 35: the gradient importance's function, the logits with every head's last-layer row at q held fixed, in
+    one pass (the attention function detaches those rows) on a fresh model and a padded batch: the logits and input
+    gradient of `decode(encode, attend.detach())` in two passes, and not the free attention's gradient."""
+    from attnexp.models.head import ClassifierHead
+    from attnexp.models.hf.data import framed_ids
+    from attnexp.models.hf.loading import load_pretrained
+
+    model = load_pretrained(str(tiny_checkpoint(tmp_path, kind, seed=7)), task="bc", n_classes=2)
+    ids = framed_ids(model.tokenizer, TEXTS, None, 32)
+    batch = collate(pd.DataFrame({"tokens": ids, "label": [1, 0, 0], "instance_id": ["a", "b", "c"]}))
+    embedded = model.embed(batch.tokens).detach()
+
+    def differentiated(function) -> tuple[torch.Tensor, torch.Tensor]:
+        inputs = embedded.clone().requires_grad_(True)
+        logits = function(batch, inputs)
+        (gradient,) = torch.autograd.grad(logits.sum(), inputs)
+        return logits.detach(), gradient
+
+    one, one_gradient = differentiated(model.fixed_attention_logits)  # first: no encode has found the layer yet
+    two, two_gradient = differentiated(lambda b, e: ClassifierHead.fixed_attention_logits(model, b, e))
+    free, free_gradient = differentiated(model.logits)
+    torch.testing.assert_close(one, two, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(one_gradient, two_gradient, atol=1e-6, rtol=1e-4)
+    torch.testing.assert_close(one, free, atol=1e-6, rtol=1e-5)  # the same values: only the gradient is held
+    assert not torch.allclose(one_gradient, free_gradient, atol=1e-6, rtol=1e-4)
+    assert model._last_attention._attnexp_hold_query is None  # nothing left set on the module
+
+
 def test_permutation_moves_every_heads_cls_weights(tiny):
     from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
 
@@ -419,7 +449,7 @@ def test_erasure_masks_the_keys_of_every_head_and_renormalises_over_the_rest(tin
     with torch.no_grad():
         output = model(batch)
         nothing = torch.zeros(3, 1, batch.tokens.shape[1], dtype=torch.bool)
-        torch.testing.assert_close(model.decode_erased(output.encoded, nothing, batch)[:, 0], output.logits, atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(model.decode_erased(output.encoded, nothing, batch)[:, 0], output.logits, atol=1e-5, rtol=1e-5)
         seen = []
         decode_rows = model._decode_rows
         model._decode_rows = lambda encoded, rows, batch: seen.append(rows) or decode_rows(encoded, rows, batch)

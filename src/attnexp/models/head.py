@@ -178,6 +178,12 @@ class ClassifierHead(nn.Module):
         encoded = self.encode(batch, embedded)
         return self.decode(encoded, self.attend(encoded, batch), batch)
 
+    def fixed_attention_logits(self, batch: Batch, embedded: torch.Tensor) -> torch.Tensor:
+        """The logits over `embedded` with the explained attention held fixed (detached), the function J&W's gradient
+        importance differentiates: `decode` of the model's own attention, detached, over `encode(batch, embedded)`."""
+        encoded = self.encode(batch, embedded)
+        return self.decode(encoded, self.attend(encoded, batch).detach(), batch)
+
     def head_parameters(self) -> list[nn.Parameter]:
         """The decoder's parameters (J&W give them their own Adam for BC)."""
         modules = [self.output] + ([self.context_projection, self.query_projection] if not self.is_binary else [])

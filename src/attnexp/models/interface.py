@@ -4,7 +4,7 @@ The split lets an analysis hold the encoded states fixed and swap the attention 
 or feed its own embeddings (gradients, integrated gradients). The three model families, the J&W attention
 classifier (`models.classifier`), the Transformer (`models.transformer`) and the Hugging Face wrapper
 (`models.hf`), satisfy it through the classifier head of `models.head`, which also holds the defaults of the
-capabilities not every model has its own of (`logits`, `input_lengths`, `decode_permuted`,
+capabilities not every model has its own of (`logits`, `fixed_attention_logits`, `input_lengths`, `decode_permuted`,
 `predict_erased_in_order`, `blank_id`,
 `input_shift_invariant`, `tokenizer`, `checkpoint_kind`); analyses type-hint `AttentionModel`, never a concrete class, and call
 those capabilities directly.
@@ -130,6 +130,10 @@ class AttentionModel(Protocol):
 
     def logits(self, batch: Batch, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """The logits alone (no attention maps where the model can skip them); `embedded` replaces `embed`."""
+
+    def fixed_attention_logits(self, batch: Batch, embedded: torch.Tensor) -> torch.Tensor:
+        """The logits over `embedded` (replacing `embed`) with the explained attention detached: what the gradient
+        importance differentiates (one pass where the model can hold its attention fixed inside it)."""
 
     def forward(self, batch: Batch) -> Any:
         """An `Output`: logits, attention and the encoded states."""

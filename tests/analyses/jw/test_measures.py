@@ -190,6 +190,28 @@ def test_integrated_gradients_match_written_out_reference(case):
         torch.testing.assert_close(real(batched, i, n), reference_ig(model, single(rows, i), 8)[1 : n + 1], atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("measure", ["gradient", "IG"])
+def test_a_ragged_batch_runs_in_groups_of_like_lengths(measure):
+    """Issue 35: the gradient and integrated gradients pad no short instance to the batch's longest: every pass runs
+    instances within SLACK of its own width, trimmed to it (the per-instance references above check the numbers)."""
+    from attnexp.analyses.jw.importance import SLACK
+
+    model, rows = make_model("bc", "lstm", "tanh"), make_rows("bc")
+    batch = collate(rows)
+    passes = []
+    encode = model.encode
+
+    def spy(batch, embedded=None):
+        passes.append((batch.tokens.shape[1], int(batch.lengths.min()), int(batch.lengths.max())))
+        return encode(batch, embedded)
+
+    model.encode = spy
+    scores = gradient_importance(model, batch) if measure == "gradient" else integrated_gradients(model, batch, steps=4)
+    assert scores.shape == batch.tokens.shape
+    assert {width for width, _, _ in passes} == {11, 7, 5, 3}  # lengths 3, 4, 7, 11, 5: 4 joins 5 (within SLACK 0.8)
+    assert all(longest == width and shortest >= SLACK * width for width, shortest, longest in passes)
+
+
 def test_integrated_gradients_complete_to_the_output_difference():
     model, rows = make_model("bc", "average", "tanh").double(), make_rows("bc")
     batch = collate(rows)

@@ -3,9 +3,11 @@
 Each function maps (model, batch) to scores [B, L] that are exactly 0 off the real tokens, so every
 instance's scores are `scores[i, 1 : length_i + 1]`. All are batched: one backward pass for the
 gradient, the deletions of a batch in chunks that fit a memory budget for leave-one-out, and the
-integrated-gradients steps in chunks that fit it too.
+integrated-gradients steps in chunks that fit it too. The gradient and integrated gradients run a batch's
+instances in groups of like lengths (`by_length`), so that no short instance is padded to the longest.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import torch
@@ -31,18 +33,12 @@ def gradient_importance(
     `explained_probability` (`target`: [B] classes, QA/NLI; default the predicted ones). `memory_budget_mb`: the
     instances in chunks whose backward pass fits it (`rows_per_chunk`; each instance's gradient is its own)."""
     rows = batch.size if memory_budget_mb is None else rows_per_chunk(model, batch.tokens.shape[1], memory_budget_mb, True)
-    if rows < batch.size:
-        scores = torch.zeros(batch.tokens.shape, device=batch.tokens.device)
-        for start in range(0, batch.size, rows):
-            part = slice_batch(batch, start, start + rows)
-            chosen = None if target is None else target[start : start + rows]
-            scores[start : start + part.size, : part.tokens.shape[1]] = gradient_importance(model, part, chosen)
-        return scores
+    grouped = by_length(batch, rows, lambda part, index: gradient_importance(model, part, _at(target, index)))
+    if grouped is not None:
+        return grouped
     embedded = model.embed(batch.tokens).detach().requires_grad_(True)
     with torch.enable_grad():
-        encoded = model.encode(batch, embedded)
-        attention = model.attend(encoded, batch).detach()
-        scalar = explained_probability(model, model.decode(encoded, attention, batch), target)
+        scalar = explained_probability(model, model.fixed_attention_logits(batch, embedded), target)
         (gradient,) = torch.autograd.grad(scalar.sum(), embedded)
     return ((gradient * embedded).sum(-1).abs() * batch.real_mask).detach()
 
@@ -67,12 +63,6 @@ def deletion_batch(
     return replace(repeated, tokens=tokens, lengths=lengths), instance, position
 
 
-def slice_batch(batch: Batch, start: int, stop: int) -> Batch:
-    """Rows start..stop of a batch, trimmed to their own longest sequence."""
-    part = batch.select(slice(start, stop))
-    return replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
-
-
 SLACK = 0.8  # a chunk's shortest variant is at least this fraction of its longest (bounded padding)
 
 
@@ -90,6 +80,28 @@ def length_chunks(lengths: torch.Tensor, rows_for_width) -> list[torch.Tensor]:
         chunks.append(order[start:stop])
         start = stop
     return chunks
+
+
+def by_length(batch: Batch, rows: int, score: Callable[[Batch, torch.Tensor], torch.Tensor]) -> torch.Tensor | None:
+    """Scores [B, L] from `score(part, index)` run on the batch's instances in groups of like lengths (`length_chunks`:
+    at most `rows` instances, within SLACK of the group's longest), each trimmed to its longest, so that a batch of
+    short and long instances pads none to the longest; None when the batch is one such group already."""
+    groups = length_chunks(batch.lengths, lambda width: rows)
+    if len(groups) == 1:
+        return None
+    scores = None
+    for index in groups:
+        part = batch.select(index)
+        part = replace(part, tokens=part.tokens[:, : int(part.lengths.max())])
+        values = score(part, index)
+        if scores is None:
+            scores = values.new_zeros(batch.tokens.shape)
+        scores[index, : part.tokens.shape[1]] = values
+    return scores
+
+
+def _at(target: torch.Tensor | None, index: torch.Tensor) -> torch.Tensor | None:
+    return None if target is None else target[index]
 
 
 def rows_per_chunk(model: AttentionModel, width: int, memory_budget_mb: float, backward: bool = False) -> int:
@@ -152,14 +164,12 @@ def integrated_gradients(
     """
     from captum.attr import IntegratedGradients  # here: importing captum costs every job that imports this module ~1 s
 
-    if internal_batch_size is not None and internal_batch_size < batch.size:  # Captum runs all instances at once
-        scores = torch.zeros(batch.tokens.shape, device=batch.tokens.device)
-        for start in range(0, batch.size, internal_batch_size):
-            part = slice_batch(batch, start, start + internal_batch_size)
-            chosen = None if target is None else target[start : start + internal_batch_size]
-            part_scores = integrated_gradients(model, part, steps, internal_batch_size, chosen)
-            scores[start : start + part.size, : part.tokens.shape[1]] = part_scores
-        return scores
+    rows = batch.size if internal_batch_size is None else internal_batch_size  # Captum runs all instances at once
+    grouped = by_length(
+        batch, rows, lambda part, index: integrated_gradients(model, part, steps, internal_batch_size, _at(target, index))
+    )
+    if grouped is not None:
+        return grouped
 
     if model.is_binary:
         target = 1

@@ -13,8 +13,9 @@ def _attention(module, query, key, value, attention_mask, scaling=None, dropout=
     each key/value head for its query heads first, as the models' own eager attention does. A module with
     `_attnexp_cls_rows` [B, H, L] set gets them as its rows at the explained positions `_attnexp_query` [B] ([CLS]:
     0; a decoder: its last token); with `_attnexp_output` [B, 1, H, D] set too, the query is the explained position
-    alone and that is its output (the rows over the values `encode` kept). The recorder notes the modules in call
-    order (and keeps the last call's values)."""
+    alone and that is its output (the rows over the values `encode` kept). With `_attnexp_hold_query` [B] set, the
+    rows at those positions keep their values but no gradient (the gradient importance's attention held fixed).
+    The recorder notes the modules in call order (and keeps the last call's values)."""
     given = getattr(module, "_attnexp_output", None)
     if given is not None:  # a decode of the explained position alone: its output, the given rows over kept values
         return given, module._attnexp_cls_rows[:, :, None, :]
@@ -35,6 +36,10 @@ def _attention(module, query, key, value, attention_mask, scaling=None, dropout=
     if rows is not None:
         at = module._attnexp_query[:, None, None, None].expand(-1, weights.shape[1], 1, weights.shape[-1])
         weights = weights.scatter(2, at, rows[:, :, None, :].to(weights.dtype))
+    held = getattr(module, "_attnexp_hold_query", None)
+    if held is not None:  # the rows at the positions `held` [B] held fixed: their own values, detached
+        at = held[:, None, None, None].expand(-1, weights.shape[1], 1, weights.shape[-1])
+        weights = weights.scatter(2, at, weights.gather(2, at).detach())
     seen = _RECORDER.get("seen")
     if seen is not None:
         seen.append(module)

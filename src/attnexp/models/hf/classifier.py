@@ -391,6 +391,27 @@ class HFClassifier(WidthHead):
             raw = self._run(tokens, lengths, self._framed_embedded(embedded, batch), attentions=False).logits
         return self._logits(raw, batch)
 
+    def fixed_attention_logits(self, batch: Batch, embedded: torch.Tensor) -> torch.Tensor:
+        """The logits over `embedded` with every head's last-layer row at q held fixed, in one pass without maps or
+        kept states: the attention function detaches those rows (`_attnexp_hold_query`). The head's default,
+        `decode(encode(batch, embedded), attend(...).detach())`, is the same function and gradient in two passes."""
+        attention = self._explained_attention(batch)
+        tokens, lengths = self._framed(batch)
+        attention._attnexp_hold_query = self.query_positions(lengths)
+        try:
+            raw = self._run(tokens, lengths, self._framed_embedded(embedded, batch), attentions=False).logits
+        finally:
+            attention._attnexp_hold_query = None
+        return self._logits(raw, batch)
+
+    def _explained_attention(self, batch: Batch) -> nn.Module:
+        """The last layer's attention module (the one whose rows at q the analyses swap), found by `encode`'s recorder
+        on the batch's first instance if no `encode` has run yet."""
+        if self._last_attention is None:
+            with torch.no_grad():
+                self.encode(batch.select(slice(0, 1)))
+        return self._last_attention
+
     @contextmanager
     def _fused_attention(self):
         """transformers' `sdpa` attention while no weight is read or replaced; our eager function again after."""
