@@ -14,9 +14,11 @@ import torch
 from attnexp.analyses.divergences import LN2
 from attnexp.analyses.wp.consistent_adversary import (
     AdversaryObjective,
+    ConsistentAdversary,
     adversary_loss,
     adversary_terms,
     divergence_to_base,
+    mean_objective,
     train_consistent_adversary,
 )
 from attnexp.analyses.wp.donors import (
@@ -34,7 +36,7 @@ from attnexp.data.batching import collate, sequential_batches
 from attnexp.datasets import vectors as known_vectors
 from attnexp.datasets.acquire import file_digest
 from attnexp.io import write_json, write_parquet
-from attnexp.models.train import Classification, build_model, fit
+from attnexp.models.train import Classification, build_model, evaluation_batches, fit
 from attnexp.paths import DONOR_FILES, RUN_FILES, in_folder
 from attnexp.pipeline.settings import wp_settings as build_wp_settings
 from tests.factories import train_settings, validated_config
@@ -188,6 +190,58 @@ def test_lambda_zero_adversary_only_fits_the_base_predictions(tiny, base_run):
     batch = collate(instances.iloc[:8])
     tvd, kl = adversary_terms(model, batch, base)
     assert torch.allclose(adversary_loss(tvd, kl, 0.0), tvd.sum())
+
+
+class RowOrderAdversary(ConsistentAdversary):
+    """The objective as it was: each epoch evaluates the train rows in the split's own order (batches padded to
+    their longest row) and looks the base's targets up batch by batch."""
+
+    def start(self, model, instances, train_rows, settings) -> None:
+        super().start(model, instances, train_rows, settings)
+        self.train_batches, self.train_targets = evaluation_batches(train_rows, settings.device), None
+
+
+def test_the_length_sorted_objective_selects_as_the_row_order_one():
+    """The adversary's epoch objective over length-sorted train batches with pre-gathered targets equals the
+    row-order one (several evaluation batches of 128, lengths 1-30 in no order) up to float rounding."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for split, n in (("train", 400), ("dev", 8), ("test", 24)):
+        for k in range(n):
+            length = int(rng.integers(1, 31))
+            rows.append(
+                {
+                    "instance_id": f"mixed/{split}{k}",
+                    "split": split,
+                    "tokens": [2, *rng.integers(6, 30, size=length).tolist(), 3],
+                    "label": int(k % 2),
+                    "length": length,
+                    "rationale": [],
+                }
+            )
+    instances = pd.DataFrame(rows)
+    meta = {"task": "bc", "classes": ["0", "1"], "vocab": [str(i) for i in range(30)]}
+    donor = small(meta, "base")
+    fit(donor, instances, train_settings(1, 16, seed=3), Classification(first_epoch_eligible=True), lambda _: None)
+    predictions, attention = donor_outputs(donor, instances)
+    base = DonorTable.from_frames(attention, predictions, "base")
+    objective = AdversaryObjective(lam=0.5, max_epochs=3, patience=3)
+    runs = {}
+    for name, adversary in (("sorted", ConsistentAdversary(objective, base)), ("rows", RowOrderAdversary(objective, base))):
+        model = build_model(meta, *VARIANTS["base"], embedding_dim=8, hidden_size=8, seed=10)  # the same start
+        result = fit(model, instances, train_settings(3, 16, seed=10), adversary, lambda _: None)
+        runs[name] = adversary, result
+    padded = {name: sum(b.tokens.numel() for b in adversary.train_batches) for name, (adversary, _) in runs.items()}
+    assert padded["sorted"] < padded["rows"]  # the two objectives saw differently padded batches
+    new, old = runs["sorted"][1], runs["rows"][1]
+    columns = ["objective", "tvd", "kl"]
+    np.testing.assert_allclose(new.history[columns].to_numpy(), old.history[columns].to_numpy(), rtol=1e-5, atol=1e-7)
+    assert list(new.history["kept"]) == list(old.history["kept"]) and new.best_epoch == old.best_epoch
+    train = instances[instances.split == "train"]
+    direct = mean_objective(new.model, train, base, objective)  # sorted inside, targets looked up per batch
+    in_rows = mean_objective(new.model, train, base, objective, batches=evaluation_batches(train))
+    assert direct == pytest.approx(in_rows, rel=1e-5, abs=1e-7)
+    assert direct["objective"] == pytest.approx(new.history.loc[new.best_epoch - 1, "objective"], rel=1e-5, abs=1e-7)
 
 
 def test_seed_variance_of_a_model_with_itself_is_zero(tiny, base_run):

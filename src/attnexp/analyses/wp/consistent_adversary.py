@@ -40,16 +40,27 @@ def binary_tvd(p_a: torch.Tensor, p_b: torch.Tensor, tvd_binary: str = "full") -
 
 
 def adversary_terms(
-    model: AttentionClassifier, batch: Batch, base: DonorTable, tvd_binary: str = "full"
+    model: AttentionClassifier,
+    batch: Batch,
+    base: DonorTable,
+    tvd_binary: str = "full",
+    targets: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-instance TVD to the base predictions and KL(alpha_a || alpha_b), each [B], differentiable."""
+    """Per-instance TVD to the base predictions and KL(alpha_a || alpha_b), each [B], differentiable; `targets`:
+    the base's (p, attention) for this batch when already gathered (`base.targets(batch)`)."""
     output = model(batch)
     p_a = model.distribution(output.logits)[:, 1]
-    return binary_tvd(p_a, base.p_for(batch), tvd_binary), kl_divergence(output.attention, base.attention_for(batch))
+    p_b, attention_b = base.targets(batch) if targets is None else targets
+    return binary_tvd(p_a, p_b, tvd_binary), kl_divergence(output.attention, attention_b)
 
 
 def adversary_loss(tvd: torch.Tensor, kl: torch.Tensor, lam: float) -> torch.Tensor:
     return tvd.sum() - lam * kl.sum()
+
+
+def length_sorted(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows shortest first (a stable sort): consecutive batches of them carry little padding."""
+    return rows.iloc[np.argsort(rows["length"].to_numpy(), kind="stable")]
 
 
 @torch.no_grad()
@@ -60,13 +71,18 @@ def mean_objective(
     objective: AdversaryObjective,
     batch_size: int = 128,
     batches: list[Batch] | None = None,
+    targets: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
 ) -> dict:
-    """The training objective averaged over instances (selection uses no dev or test data); `batches`: the
-    rows already collated (in their order, `batch_size` each), as `fit` keeps them for every epoch."""
+    """The training objective averaged over instances (selection uses no dev or test data), computed over the
+    rows shortest first (each instance's terms do not depend on its batch's padding; the mean, up to float
+    rounding, not on the order); `batches` and `targets`: the rows already collated and the base's (p,
+    attention) for each batch, as `ConsistentAdversary` keeps them for every epoch."""
     model.eval()
+    batches = sequential_batches(length_sorted(rows), batch_size) if batches is None else batches
     tvds, kls = [], []
-    for batch in batches if batches is not None else sequential_batches(rows, batch_size):
-        tvd, kl = adversary_terms(model, batch.to(model_device(model)), base, objective.tvd_binary)
+    for number, batch in enumerate(batches):
+        target = None if targets is None else targets[number]
+        tvd, kl = adversary_terms(model, batch.to(model_device(model)), base, objective.tvd_binary, target)
         tvds.append(tvd)
         kls.append(kl)
     tvd, kl = torch.cat(tvds), torch.cat(kls)
@@ -88,8 +104,11 @@ class ConsistentAdversary:
         self.name = f"adversarial (lambda {objective.lam})"
 
     def start(self, model: AttentionClassifier, instances: pd.DataFrame, train_rows: pd.DataFrame, settings: FitSettings) -> None:
+        """Collate the train rows once, shortest first (the split is not length-sorted: batches in its own order
+        pad to their longest row), with the base's targets for each batch, for every epoch's objective."""
         self.train_rows = train_rows
-        self.train_batches = evaluation_batches(train_rows, settings.device)
+        self.train_batches = evaluation_batches(length_sorted(train_rows), settings.device)
+        self.train_targets = [self.base.targets(batch) for batch in self.train_batches]
         self.pos_weight = positive_class_weight(train_rows["label"].to_numpy())
 
     def loss(self, model: AttentionClassifier, batch: Batch) -> torch.Tensor:
@@ -100,7 +119,9 @@ class ConsistentAdversary:
         return loss
 
     def evaluate(self, model: AttentionClassifier, train_loss: float) -> tuple[float, dict]:
-        summary = mean_objective(model, self.train_rows, self.base, self.objective, batches=self.train_batches)
+        summary = mean_objective(
+            model, self.train_rows, self.base, self.objective, batches=self.train_batches, targets=self.train_targets
+        )
         return summary["objective"], summary
 
     @staticmethod

@@ -89,13 +89,17 @@ class DonorTable:
             )
         out = torch.zeros(batch.tokens.shape, dtype=torch.float32, device=batch.tokens.device)
         if rows:
-            out[batch.real_mask] = torch.from_numpy(np.concatenate(rows).astype(np.float32)).to(out.device)
+            out[batch.real_mask] = torch.from_numpy(np.concatenate(rows, dtype=np.float32)).to(out.device)
         return out
 
     def p_for(self, batch: Batch) -> torch.Tensor:
         """Donor P(class 1) per instance, [B]."""
         self._missing(batch.instance_ids, self.p)
         return torch.tensor([self.p[i] for i in batch.instance_ids], dtype=torch.float32, device=batch.tokens.device)
+
+    def targets(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(`p_for`, `attention_for`) of the batch: what the consistent adversary compares itself with."""
+        return self.p_for(batch), self.attention_for(batch)
 
 
 def strip_zeros_alignment(attention: pd.DataFrame, recipient_ids: list[str]) -> dict[str, np.ndarray]:
