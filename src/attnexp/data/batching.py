@@ -138,6 +138,18 @@ def length_noise_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Ge
     return batches
 
 
+def length_order(rows: pd.DataFrame) -> np.ndarray:
+    """The rows' positions shortest first (a stable sort): consecutive batches of them carry little padding (a
+    train split is not length-sorted; batches in its own order pad to their longest row)."""
+    lengths = rows["length"] if "length" in rows else rows["tokens"].map(len)
+    return np.argsort(lengths.to_numpy(), kind="stable")
+
+
+def length_sorted(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows shortest first (`length_order`)."""
+    return rows.iloc[length_order(rows)]
+
+
 def sequential_batches(rows: pd.DataFrame, batch_size: int) -> list[Batch]:
     """Batches in the frame's own order (dev/test are length-sorted by preprocessing)."""
     return [collate(rows.iloc[i : i + batch_size]) for i in range(0, len(rows), batch_size)]

@@ -270,6 +270,27 @@ def test_donor_outputs_store_real_tokens_in_row_order(tiny, base_run):
     np.testing.assert_allclose(predictions.p, torch.sigmoid(model(batch).logits).detach().numpy(), rtol=1e-6)
 
 
+def test_donor_outputs_run_shortest_first_and_return_the_rows_order(tiny, base_run):
+    """A train split is not length-sorted: the donor outputs run its rows shortest first (each batch a stretch of like
+    lengths) and still return them in the rows' own order, each equal to the instance run alone."""
+    instances, _ = tiny
+    model, _, _ = base_run
+    rows = instances.iloc[:24].sample(frac=1.0, random_state=7)
+    seen = []
+    handle = model.register_forward_pre_hook(lambda module, args: seen.append(args[0].lengths.tolist()))
+    try:
+        predictions, attention = donor_outputs(model, rows, batch_size=4)
+    finally:
+        handle.remove()
+    flat = [n for lengths in seen for n in lengths]
+    assert flat == sorted(flat) and len(seen) == 6  # shortest first, in batches of 4
+    assert list(predictions.instance_id) == list(rows.instance_id) == list(attention.instance_id)
+    for k in (0, 11, 23):
+        alone = model(sequential_batches(rows.iloc[k : k + 1], 1)[0])
+        assert predictions.p.iloc[k] == pytest.approx(float(torch.sigmoid(alone.logits)[0]), rel=1e-5)
+        np.testing.assert_allclose(attention.attention.iloc[k], alone.attention[0, 1:-1].detach().numpy(), rtol=1e-5)
+
+
 def _config(**wp):
     import yaml
 

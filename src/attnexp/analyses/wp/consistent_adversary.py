@@ -13,7 +13,7 @@ import torch
 
 from attnexp.analyses.divergences import jsd, kl_divergence
 from attnexp.analyses.wp.donors import DonorTable
-from attnexp.data.batching import Batch, sequential_batches
+from attnexp.data.batching import Batch, length_sorted, sequential_batches
 from attnexp.data.preprocess import positive_class_weight
 from attnexp.models.classifier import AttentionClassifier
 from attnexp.models.device import model_device
@@ -56,11 +56,6 @@ def adversary_terms(
 
 def adversary_loss(tvd: torch.Tensor, kl: torch.Tensor, lam: float) -> torch.Tensor:
     return tvd.sum() - lam * kl.sum()
-
-
-def length_sorted(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows shortest first (a stable sort): consecutive batches of them carry little padding."""
-    return rows.iloc[np.argsort(rows["length"].to_numpy(), kind="stable")]
 
 
 @torch.no_grad()

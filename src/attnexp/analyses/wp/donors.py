@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attnexp.data.batching import Batch, sequential_batches
+from attnexp.data.batching import Batch, length_order, sequential_batches
 from attnexp.data.preprocess import split_frame
 from attnexp.io import read_parquet
 from attnexp.models.checkpoint import read_checkpoint
@@ -28,11 +28,13 @@ GUIDED_KIND = "guided"
 
 @torch.no_grad()
 def donor_outputs(model: AttentionClassifier, rows: pd.DataFrame, batch_size: int = 128) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(predictions: instance_id, p, pred_class; attention: instance_id, attention over real tokens), in row order."""
+    """(predictions: instance_id, p, pred_class; attention: instance_id, attention over real tokens), in row order;
+    run shortest first (a train split is not length-sorted), each instance's outputs its own whatever its batch."""
     model.eval()
     device = model_device(model)
+    order = length_order(rows)
     ids, probabilities, predicted, weights = [], [], [], []
-    for batch in sequential_batches(rows, batch_size):
+    for batch in sequential_batches(rows.iloc[order], batch_size):
         batch = batch.to(device)
         output = model(batch)
         ids += batch.instance_ids
@@ -41,8 +43,10 @@ def donor_outputs(model: AttentionClassifier, rows: pd.DataFrame, batch_size: in
         weights += real_token_rows(output.attention, batch)
     p = torch.cat(probabilities).cpu().numpy() if probabilities else np.zeros(0)
     pred = torch.cat(predicted).cpu().numpy() if predicted else np.zeros(0, dtype=int)
-    predictions = pd.DataFrame({"instance_id": ids, "p": p.astype(float), "pred_class": pred.astype(int)})
-    attention = pd.DataFrame({"instance_id": ids, "attention": [w.tolist() for w in weights]})
+    back = np.argsort(order, kind="stable")  # the rows' own order again
+    ids = [ids[i] for i in back]
+    predictions = pd.DataFrame({"instance_id": ids, "p": p[back].astype(float), "pred_class": pred[back].astype(int)})
+    attention = pd.DataFrame({"instance_id": ids, "attention": [weights[i].tolist() for i in back]})
     return predictions, attention
 
 
