@@ -22,10 +22,10 @@ FLOPs counted per forward pass of T tokens: 2 x non-embedding parameters x T for
 per layer for attention; a backward pass costs twice its forward (the gradient: one forward and one backward;
 integrated gradients: that per step). Decoding from the last layer (permutation, first flip, single weight) counts
 what the definition needs: the last layer at [CLS] alone (its weights once, the row over T values). The counts are
-the definitions', not what the code runs (the gradient also reruns the model once to decode its attention; first
-flip decodes every k up to the batch's longest), so a stage's rate below the matmul rate is overhead as much as slow
-kernels. `--decode-whole-layer` decodes the last layer over every position, as before the [CLS]-alone decode. A
-measurement, not a test: the machine may be shared, so the load is printed beside the figures.
+the definitions', not what the code runs (first flip decodes every k up to the batch's longest), so a stage's rate
+below the matmul rate is overhead as much as slow kernels. `--decode-whole-layer` decodes the last layer over every
+position, as before the [CLS]-alone decode. A measurement, not a test: the machine may be shared, so the load is
+printed beside the figures.
 
 Run: PYTHONPATH=src python benchmarks/bench_hf_job.py [--sentences 1726] [--threads 2] [--ig-steps 16]
 """
