@@ -21,7 +21,7 @@ from attnexp.datasets import DATASETS
 from attnexp.io import read_csv, read_json, read_yaml, write_text
 from attnexp.report.comparison import COLUMNS, PAPER_NAMES, REASON_SEPARATOR, comparison_display
 from attnexp.report.published import PUBLISHED_VALUES
-from attnexp.report.tables import DIGITS, HTML_STYLE, markdown_table, markdown_text, rounded
+from attnexp.report.tables import DIGITS, HTML_STYLE, TABLE_PAGE_STYLE, markdown_table, markdown_text, rounded
 
 TITLE = "Our numbers beside the papers'"
 NUMBERS = ["n_seeds", "ours", "ci_low", "ci_high", "published", "difference"]
@@ -206,14 +206,20 @@ def render(
     return "\n".join(lines)
 
 
+# each of the page's tables in a box of at most 40% of the window that scrolls both ways, its header row in view and
+# its horizontal scroll bar on screen (as a table's own page, `tables.html_table`), so a wide table is never cut off
+PAGE_TABLES = "div.scroll{max-height:40vh;margin-bottom:1em}"
+
+
 def html_page(markdown: str) -> str:
     """The page as standalone HTML for the report (markdown-it-py, CommonMark with tables, raw HTML escaped)."""
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
+    body = body.replace("<table>", '<div class="scroll"><table>').replace("</table>", "</table></div>")
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{TITLE}</title>'
-        f"<style>{HTML_STYLE}</style></head>\n<body>\n{body}</body></html>\n"
+        f"<style>{HTML_STYLE}{TABLE_PAGE_STYLE}{PAGE_TABLES}</style></head>\n<body>\n{body}</body></html>\n"
     )
 
 
