@@ -267,10 +267,9 @@ def reason(
     if paper_model and model != paper_model:
         reasons.append(f"model {model} instead of the paper's {paper_model}")
     if size:
-        paper_size = AZ_PAPER_SIZE
         reasons.append(
-            f"a Transformer of {size} (paper: {paper_size['n_layers']} layers, {paper_size['n_heads']} heads, "
-            f"width {paper_size['width']})"
+            f"a Transformer of {size} (paper: {AZ_PAPER_SIZE['n_layers']} layers, {AZ_PAPER_SIZE['n_heads']} heads, "
+            f"width {AZ_PAPER_SIZE['width']})"
         )
     if examples:
         reasons.append(f"correlations over {examples} test examples (paper: {AZ_PAPER_EXAMPLES})")
