@@ -136,9 +136,10 @@ def test_decoding_from_the_last_layer_gives_the_logits_of_the_full_rerun(kind, t
     layer = decoded()
     model.full_rerun = True
     full = decoded()
+    # equal up to float rounding: 1.5e-6 apart on AVX2 kernels (a 2-core AMD EPYC without AVX-512)
     for ours, whole_layer, reference in zip(fast, layer, full, strict=True):
-        torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-5)
-        torch.testing.assert_close(whole_layer, reference, atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(ours, reference, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(whole_layer, reference, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(fast[0], output.logits[:, None].expand(3, 2), atol=1e-6, rtol=1e-5)
     assert not torch.allclose(fast[1], fast[0][:, :1].expand(3, 5)) and not torch.allclose(fast[2], output.logits)
 
