@@ -59,6 +59,16 @@ class Batch:
         return self.apply(lambda t: t.to(device))
 
 
+def padded_rows(vectors, width: int | None = None, fill: float = 0.0) -> np.ndarray:
+    """Ragged per-row float vectors as one [N, width] array (width: the longest row's by default), `fill` past each
+    row's end: the NumPy form of `pad_sequences`, for per-instance scores kept in table columns."""
+    width = max((len(v) for v in vectors), default=0) if width is None else width
+    out = np.full((len(vectors), width), fill)
+    for row, values in enumerate(vectors):
+        out[row, : len(values)] = values
+    return out
+
+
 def pad_sequences(sequences: list, pad: int = PAD, min_length: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     lengths = torch.tensor([len(s) for s in sequences], dtype=torch.long)
     out = torch.full((len(sequences), max(int(lengths.max()), min_length)), pad, dtype=torch.long)

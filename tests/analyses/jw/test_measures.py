@@ -15,9 +15,9 @@ from attnexp.analyses.jw.adversary import adversarial_attention, initial_logits
 from attnexp.analyses.jw.importance import deletion_batch, gradient_importance, integrated_gradients, leave_one_out
 from attnexp.analyses.jw.kendall import kendall_tau, kendall_tau_per_instance, summarise_group, summarise_kendall
 from attnexp.analyses.jw.permutation import identity_permutations, permutation_output_changes, sample_permutations
-from attnexp.analyses.jw.rationale import cue_auc, cue_mask, padded, precision_at_k, rationale_recovery
+from attnexp.analyses.jw.rationale import cue_auc, cue_mask, precision_at_k, rationale_recovery
 from attnexp.analyses.jw.settings import AdversarySettings
-from attnexp.data.batching import Batch, collate
+from attnexp.data.batching import Batch, collate, padded_rows
 from attnexp.models.classifier import AttentionClassifier
 from attnexp.pipeline.settings import analysis_settings
 from tests.factories import adversary_settings, tiny_model_config
@@ -611,7 +611,7 @@ def test_adversary_table_does_not_depend_on_the_memory_budget():
 
 
 def test_rationale_measures():
-    scores = padded([[0.1, 0.9, 0.2, 0.8], [0.9, 0.1, 0.8, 0.2], [0.5, 0.5, 0.1]])
+    scores = padded_rows([[0.1, 0.9, 0.2, 0.8], [0.9, 0.1, 0.8, 0.2], [0.5, 0.5, 0.1]], fill=np.nan)
     cues = cue_mask([[1, 3], [1, 3], [1]], scores.shape[1])
     np.testing.assert_array_equal(precision_at_k(scores, cues), [1.0, 0.0, 0.0])  # a tie: the earlier position first
     frame = pd.DataFrame({"length": [4], "rationale": [[]], "attention": [[0.1, 0.2, 0.3, 0.4]]})
@@ -627,7 +627,7 @@ def test_rationale_scores_equal_a_per_instance_reference():
     lengths = rng.integers(2, 12, size=40)
     vectors = [rng.integers(0, 4, size=n) / 4 for n in lengths]  # few values: many ties
     cues = [np.sort(rng.choice(n, size=rng.integers(1, n + 1), replace=False)) for n in lengths]
-    scores, mask = padded(vectors), cue_mask(cues, int(lengths.max()))
+    scores, mask = padded_rows(vectors, fill=np.nan), cue_mask(cues, int(lengths.max()))
     expected_precision = [np.isin(np.argsort(-v, kind="stable")[: len(c)], c).mean() for v, c in zip(vectors, cues, strict=True)]
     expected_auc = [
         roc_auc_score(np.isin(np.arange(len(v)), c), v) if len(c) < len(v) else np.nan for v, c in zip(vectors, cues, strict=True)

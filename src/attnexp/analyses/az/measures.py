@@ -13,7 +13,7 @@ import torch
 
 from attnexp.analyses.az import IMPORTANCES, METHODS
 from attnexp.analyses.correlation import spearman_ragged
-from attnexp.data.batching import sequential_batches
+from attnexp.data.batching import padded_rows, sequential_batches
 from attnexp.models.device import model_device
 from attnexp.models.interface import AttentionModel
 
@@ -135,13 +135,6 @@ def explained_positions(model: AttentionModel, lengths: torch.Tensor) -> torch.T
     return own(lengths).cpu() if own is not None else torch.zeros_like(lengths)
 
 
-def _padded(column: pd.Series, width: int) -> np.ndarray:
-    out = np.zeros((len(column), width))
-    for i, values in enumerate(column):
-        out[i, : len(values)] = values
-    return out
-
-
 def reads_closing_marker(model: AttentionModel, rows: pd.DataFrame) -> bool:
     """Whether the model's input ends with the closing marker of the preprocessed tokens (a Hugging Face model's
     [SEP]; our Transformer masks its closing marker out, `input_lengths`)."""
@@ -170,10 +163,10 @@ def correlations(
     n_layers = len(relevance["raw"].iloc[0])
     parts = []
     for importance in measures(relevance):
-        scores = _padded(relevance[importance], width)
+        scores = padded_rows(relevance[importance], width)
         for method in METHODS:
             for layer in range(n_layers):
-                values = _padded(relevance[method].map(lambda r, k=layer: r[k]), width)
+                values = padded_rows(relevance[method].map(lambda r, k=layer: r[k]), width)
                 rho = spearman_ragged(values, scores, starts, stops, spearman)
                 parts.append(
                     pd.DataFrame(
@@ -261,9 +254,9 @@ def subject_recovery(relevance: pd.DataFrame, truth: pd.Series, dataset: str) ->
 
     for method in METHODS:
         for layer in range(len(relevance["raw"].iloc[0])):
-            score(method, layer + 1, _padded(relevance[method].map(lambda r, k=layer: r[k]), width))
+            score(method, layer + 1, padded_rows(relevance[method].map(lambda r, k=layer: r[k]), width))
     for importance in measures(relevance):
-        score(importance, 0, _padded(relevance[importance], width))
+        score(importance, 0, padded_rows(relevance[importance], width))
     return pd.DataFrame(rows)
 
 

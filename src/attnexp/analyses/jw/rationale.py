@@ -10,16 +10,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from attnexp.data.batching import padded_rows
+
 MEASURES = ("attention", "gradient", "loo", "ig")
 COLUMNS = ["measure", "precision_at_k", "auc", "n", "chance_precision_at_k"]
-
-
-def padded(vectors: Sequence, fill: float = np.nan) -> np.ndarray:
-    """Ragged per-instance vectors as one [N, max length] float array, `fill` past each one's end."""
-    out = np.full((len(vectors), max((len(v) for v in vectors), default=0)), fill)
-    for row, v in enumerate(vectors):
-        out[row, : len(v)] = v
-    return out
 
 
 def cue_mask(cues: Sequence, width: int) -> np.ndarray:
@@ -34,8 +28,7 @@ def precision_at_k(scores: np.ndarray, cues: np.ndarray) -> np.ndarray:
     """Share of the k highest-scored positions that are cues, k = each row's cue count (ties: earlier position
     first); `scores` [N, L] (NaN past a row's end), `cues` [N, L] bool. [N]."""
     order = np.argsort(-np.nan_to_num(scores, nan=-np.inf), axis=1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(scores.shape[1])[None, :].repeat(len(scores), 0), axis=1)
+    rank = np.argsort(order, axis=1)  # each position's place in that order
     k = cues.sum(axis=1)
     return (cues & (rank < k[:, None])).sum(axis=1) / k
 
@@ -65,7 +58,7 @@ def rationale_recovery(importance: pd.DataFrame, measures: Sequence[str] = MEASU
             vectors = list(planted[measure])
             if np.isnan(np.concatenate([np.asarray(v, dtype=float) for v in vectors])).any():
                 continue
-            scores = padded(vectors)
+            scores = padded_rows(vectors, fill=np.nan)
             mask = cue_mask(cues, scores.shape[1])
             rows.append(
                 {
